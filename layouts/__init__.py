@@ -1,0 +1,1 @@
+"""Preset patterns, one ``NAME.sfl`` file each (installed as ``sparseflash.presets``)."""

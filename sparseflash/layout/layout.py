@@ -1,0 +1,279 @@
+"""The compiled block layout: which blocks are on, which of them need an element mask, and
+the index tables the kernels walk."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Dict, Optional, Tuple
+
+import torch
+
+from .errors import LayoutError
+
+# What a partial block's element mask is, besides the bounds (k < kv_seq_len) that every
+# partial block applies: nothing more, q >= k (causal diagonal), or q < k.
+CODE_BOUNDS, CODE_CAUSAL, CODE_ANTICAUSAL = 0, 1, 2
+
+
+def _csr(keys: torch.Tensor, num_rows: int, row_len: int, other_len: int, transpose: bool):
+    """Group flat keys ``(h * R + r) * C + c`` into CSR rows.
+
+    Returns ``(counts (num_rows,), offsets (num_rows + 1,), indices (nnz,), order (nnz,))``
+    where ``order`` maps CSR positions back to positions in ``keys`` (to carry codes along).
+    With ``transpose`` the keys are ``(h, i, j)`` and the rows are ``(h, j)`` columns.
+    """
+    if transpose:
+        h = keys // (row_len * other_len)
+        rest = keys % (row_len * other_len)
+        i, j = rest // other_len, rest % other_len  # here row_len = nq, other_len = nk
+        row, col = h * other_len + j, i
+        order = torch.argsort(row * row_len + col)
+    else:
+        row, col = keys // other_len, keys % other_len
+        order = torch.arange(keys.numel())  # keys are sorted: rows already grouped
+    row, col = row[order], col[order]
+    counts = torch.bincount(row, minlength=num_rows)
+    offsets = torch.zeros(num_rows + 1, dtype=torch.long)
+    offsets[1:] = torch.cumsum(counts, 0)
+    return counts, offsets, col, order
+
+
+class Layout:
+    """A compiled block-sparse attention layout.
+
+    Basics:
+        ``layout = sparseflash.compile_layout("local(1) | global(1)", seq_len=1000, block=128)``
+        gives an ``(H, nq, nk)`` grid of blocks with ``nq = ceil(seq_len / block)`` query
+        blocks and ``nk = ceil(kv_seq_len / block)`` key blocks. ``H`` is 1 when the pattern
+        does not depend on the head (it then broadcasts over heads). ``print(layout)`` draws
+        it.
+
+    Details:
+        * ``mask`` (bool ``(H, nq, nk)``): the blocks that are on.
+        * ``full`` (bool ``(H, nq, nk)``): on blocks that need no element mask. The others
+          are *partial*: the causal diagonal, the ragged last key block, and so on.
+        * Kernel tables, int32, full and partial kept apart:
+          per query-block row the key blocks (``full_kv_num_blocks (H, nq)``,
+          ``full_kv_indices (H, nq, max)``, ``partial_kv_*`` likewise), and per key-block
+          column the query blocks (``full_q_num_blocks (H, nk)``, ``full_q_indices``, ...).
+          ``kv_num_blocks``/``kv_indices`` and ``q_num_blocks``/``q_indices`` list all on
+          blocks, full and partial merged, in index order. Padded tables are filled with 0
+          past each row's count.
+        * :meth:`kernel_tables` gives the same lists as CSR (offsets + flat indices), which
+          is what the kernels read: O(nnz) memory however unequal the rows are.
+        * ``to_dense()`` is the exact token-level mask ``(H, seq_len, kv_seq_len)``, for
+          tests and small shapes.
+    """
+
+    def __init__(self, *, full_keys: torch.Tensor, partial_keys: torch.Tensor,
+                 partial_codes: torch.Tensor, num_heads: int, seq_len: int, kv_seq_len: int,
+                 block: int, pattern: Optional[str] = None,
+                 device: torch.device = torch.device("cpu")):
+        self.full_keys = full_keys          # sorted int64 keys (h * nq + i) * nk + j
+        self.partial_keys = partial_keys
+        self.partial_codes = partial_codes  # int8, one per partial key
+        self.num_heads = num_heads
+        self.seq_len, self.kv_seq_len, self.block = seq_len, kv_seq_len, block
+        self.num_q_blocks = -(-seq_len // block)
+        self.num_kv_blocks = -(-kv_seq_len // block)
+        self.pattern = pattern
+        self.device = torch.device(device)
+        self._tables: Dict[str, torch.Tensor] = {}
+
+    # -- construction ----------------------------------------------------------------------
+    @classmethod
+    def from_block_mask(cls, mask: torch.Tensor, seq_len: int, *, kv_seq_len: Optional[int] = None,
+                        block: int = 128, device=None) -> "Layout":
+        """A layout from a bool block mask ``(H or 1, nq, nk)``: on blocks are full, except
+        the ragged last key block, which needs the bounds mask."""
+        kv_seq_len = seq_len if kv_seq_len is None else kv_seq_len
+        nq, nk = -(-seq_len // block), -(-kv_seq_len // block)
+        if mask.dtype != torch.bool:
+            raise LayoutError(f"a block mask must be a bool tensor, got dtype {mask.dtype}")
+        if mask.dim() == 2:
+            mask = mask[None]
+        if mask.dim() != 3 or tuple(mask.shape[1:]) != (nq, nk):
+            raise LayoutError(
+                f"block mask has shape {tuple(mask.shape)}, expected (H or 1, {nq}, {nk}) for "
+                f"seq_len={seq_len}, kv_seq_len={kv_seq_len}, block={block}: nq = "
+                "ceil(seq_len / block), nk = ceil(kv_seq_len / block)")
+        keys = torch.nonzero(mask.flatten().cpu()).flatten()
+        ragged = (keys % nk == nk - 1) if kv_seq_len % block else torch.zeros_like(keys, dtype=torch.bool)
+        partial = keys[ragged]
+        return cls(full_keys=keys[~ragged], partial_keys=partial,
+                   partial_codes=torch.full_like(partial, CODE_BOUNDS, dtype=torch.int8),
+                   num_heads=mask.shape[0], seq_len=seq_len, kv_seq_len=kv_seq_len,
+                   block=block, device=device or mask.device)
+
+    def to(self, device) -> "Layout":
+        """This layout with its tables on ``device`` (the same object if already there)."""
+        device = torch.device(device)
+        if device == self.device:
+            return self
+        return Layout(full_keys=self.full_keys, partial_keys=self.partial_keys,
+                      partial_codes=self.partial_codes, num_heads=self.num_heads,
+                      seq_len=self.seq_len, kv_seq_len=self.kv_seq_len, block=self.block,
+                      pattern=self.pattern, device=device)
+
+    def check_compatible(self, seq_len: int, kv_seq_len: int, block: int,
+                         num_heads: Optional[int]) -> None:
+        """Raise :class:`LayoutError` unless this layout fits the given shapes."""
+        if (self.seq_len, self.kv_seq_len, self.block) != (seq_len, kv_seq_len, block):
+            raise LayoutError(
+                f"layout was compiled for seq_len={self.seq_len}, kv_seq_len={self.kv_seq_len}, "
+                f"block={self.block} but is used with seq_len={seq_len}, kv_seq_len={kv_seq_len}, "
+                f"block={block}: compile a new layout for these shapes (or pass the pattern "
+                "string and let the library compile and cache it)")
+        if num_heads is not None and self.num_heads not in (1, num_heads):
+            raise LayoutError(f"layout has {self.num_heads} heads but is used with {num_heads}: "
+                              "a layout has 1 head (broadcast) or one per query head")
+
+    # -- sizes -----------------------------------------------------------------------------
+    @property
+    def shape(self) -> Tuple[int, int, int]:
+        return (self.num_heads, self.num_q_blocks, self.num_kv_blocks)
+
+    @property
+    def nnz(self) -> int:
+        """Number of on blocks, summed over heads."""
+        return self.full_keys.numel() + self.partial_keys.numel()
+
+    @property
+    def density(self) -> float:
+        """nnz / (H * nq * nk)."""
+        h, nq, nk = self.shape
+        return self.nnz / (h * nq * nk)
+
+    # -- dense views -----------------------------------------------------------------------
+    def _grid(self, keys: torch.Tensor) -> torch.Tensor:
+        grid = torch.zeros(self.shape, dtype=torch.bool)
+        grid.view(-1)[keys] = True
+        return grid.to(self.device)
+
+    @cached_property
+    def mask(self) -> torch.Tensor:
+        """bool ``(H, nq, nk)``: blocks that are on (materialised on first use)."""
+        return self._grid(torch.cat([self.full_keys, self.partial_keys]))
+
+    @cached_property
+    def full(self) -> torch.Tensor:
+        """bool ``(H, nq, nk)``: on blocks that need no element mask."""
+        return self._grid(self.full_keys)
+
+    def block_codes(self) -> torch.Tensor:
+        """int8 ``(H, nq, nk)``: -1 off, 3 full, else the partial code (CODE_*)."""
+        codes = torch.full(self.shape, -1, dtype=torch.int8)
+        codes.view(-1)[self.full_keys] = 3
+        codes.view(-1)[self.partial_keys] = self.partial_codes
+        return codes
+
+    def to_dense(self) -> torch.Tensor:
+        """The exact token-level mask, bool ``(H, seq_len, kv_seq_len)``: True = may attend."""
+        b = self.block
+        codes = self.block_codes()
+        tokens = codes.repeat_interleave(b, 1).repeat_interleave(b, 2)
+        tokens = tokens[:, :self.seq_len, :self.kv_seq_len]
+        q = torch.arange(self.seq_len)[:, None]
+        k = torch.arange(self.kv_seq_len)[None, :]
+        dense = ((tokens == 3) | (tokens == CODE_BOUNDS)
+                 | ((tokens == CODE_CAUSAL) & (q >= k))
+                 | ((tokens == CODE_ANTICAUSAL) & (q < k)))
+        return dense.to(self.device)
+
+    # -- kernel tables ---------------------------------------------------------------------
+    def _build(self, name: str) -> torch.Tensor:
+        if name not in self._tables:
+            self._make_tables()
+        return self._tables[name]
+
+    def _make_tables(self) -> None:
+        h, nq, nk = self.shape
+        t: Dict[str, torch.Tensor] = {}
+        for kind, keys in (("full", self.full_keys), ("partial", self.partial_keys)):
+            for axis, rows, row_len, transpose in (("kv", h * nq, nq, False),
+                                                   ("q", h * nk, nq, True)):
+                counts, offsets, indices, order = _csr(keys, rows, row_len, nk, transpose)
+                t[f"{kind}_{axis}_num_blocks"] = counts.view(h, -1)
+                t[f"{kind}_{axis}_offsets"] = offsets
+                t[f"{kind}_{axis}_flat"] = indices
+                if kind == "partial":
+                    t[f"partial_{axis}_codes"] = self.partial_codes[order]
+        self._tables = {k: v.to(torch.int32).to(self.device) for k, v in t.items()}
+
+    def kernel_tables(self) -> Tuple[torch.Tensor, ...]:
+        """The CSR tables the kernels read, int32 on ``self.device``, in this order:
+
+        rows (forward, dQ): ``full_kv_offsets (H*nq+1,)``, ``full_kv_flat``,
+        ``partial_kv_offsets``, ``partial_kv_flat``, ``partial_kv_codes``;
+        columns (dK, dV): ``full_q_offsets (H*nk+1,)``, ``full_q_flat``,
+        ``partial_q_offsets``, ``partial_q_flat``, ``partial_q_codes``.
+        Row ``h * nq + i`` lists key blocks ``flat[offsets[r]:offsets[r+1]]``, ascending.
+        """
+        names = ("full_kv_offsets", "full_kv_flat", "partial_kv_offsets", "partial_kv_flat",
+                 "partial_kv_codes", "full_q_offsets", "full_q_flat", "partial_q_offsets",
+                 "partial_q_flat", "partial_q_codes")
+        return tuple(self._build(n) for n in names)
+
+    def _padded(self, counts: torch.Tensor, offsets: torch.Tensor, flat: torch.Tensor):
+        counts = counts.long().flatten().cpu()
+        width = int(counts.max()) if counts.numel() else 0
+        out = torch.zeros(counts.numel(), width, dtype=torch.int32)
+        row = torch.repeat_interleave(torch.arange(counts.numel()), counts)
+        pos = torch.arange(row.numel()) - offsets.long().cpu()[row]
+        out[row, pos] = flat.int().cpu()
+        return out.view(self.num_heads, -1, width).to(self.device)
+
+    def _merged(self, axis: str):
+        keys = torch.sort(torch.cat([self.full_keys, self.partial_keys])).values
+        h, nq, nk = self.shape
+        rows = h * nq if axis == "kv" else h * nk
+        counts, offsets, flat, _ = _csr(keys, rows, nq, nk, axis == "q")
+        return counts.view(h, -1).to(torch.int32), offsets, flat
+
+    @property
+    def kv_num_blocks(self) -> torch.Tensor:
+        """int32 ``(H, nq)``: on key blocks per query-block row (full + partial)."""
+        return self._merged("kv")[0].to(self.device)
+
+    @property
+    def kv_indices(self) -> torch.Tensor:
+        """int32 ``(H, nq, max)``: the on key blocks of each row, ascending, 0-padded."""
+        return self._padded(*self._merged("kv"))
+
+    @property
+    def q_num_blocks(self) -> torch.Tensor:
+        """int32 ``(H, nk)``: on query blocks per key-block column (full + partial)."""
+        return self._merged("q")[0].to(self.device)
+
+    @property
+    def q_indices(self) -> torch.Tensor:
+        """int32 ``(H, nk, max)``: the on query blocks of each column, ascending, 0-padded."""
+        return self._padded(*self._merged("q"))
+
+    def __getattr__(self, name: str):
+        # full_/partial_ x kv/q x num_blocks/indices, built on first use.
+        for kind in ("full", "partial"):
+            for axis in ("kv", "q"):
+                if name == f"{kind}_{axis}_num_blocks":
+                    return self._build(name)
+                if name == f"{kind}_{axis}_indices":
+                    return self._padded(self._build(f"{kind}_{axis}_num_blocks"),
+                                        self._build(f"{kind}_{axis}_offsets"),
+                                        self._build(f"{kind}_{axis}_flat"))
+        raise AttributeError(f"'Layout' object has no attribute '{name}'")
+
+    # -- pictures --------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        what = f"pattern={self.pattern!r}, " if self.pattern else ""
+        return (f"Layout({what}seq_len={self.seq_len}, kv_seq_len={self.kv_seq_len}, "
+                f"block={self.block}, shape={self.shape}, nnz={self.nnz}, "
+                f"density={self.density:.2%})")
+
+    def __str__(self) -> str:
+        from .render import ascii_picture
+        return ascii_picture(self)
+
+    def save_png(self, path, *, head: Optional[int] = None) -> None:
+        """Draw the block mask to a PNG (needs matplotlib: ``pip install sparseflash[viz]``)."""
+        from .render import save_png
+        save_png(self, path, head=head)
