@@ -1,0 +1,270 @@
+"""``sparseflash.attention``: validation, layout resolution, backend dispatch, autograd.
+
+Layers, from the bottom: the kernel launchers (``kernels.launch``) and the torch backend
+(``reference.block_forward/backward``); two ``torch.library`` custom ops that hide either
+behind one opaque call (so ``torch.compile`` treats attention as a single node) and carry
+the autograd formula; and the public :func:`attention` with its checks.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import List, Optional, Tuple, Union
+
+import torch
+
+from .layout import Layout, LayoutError, compile_layout
+from .layout.ast import Pattern
+
+BACKENDS = ("auto", "triton", "torch")
+_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
+
+
+# ----------------------------------------------------------------------------- custom ops
+def _layout_meta(meta: List[int]):
+    from .kernels.launch import LayoutMeta
+    return LayoutMeta(*meta)
+
+
+class _TableLayout(Layout):
+    """A Layout rebuilt from kernel tables inside a custom op (the op receives tensors and
+    ints only). The torch backend reads its rows from these tables."""
+
+    def __init__(self, tables, meta, seq_len, kv_seq_len):
+        block, heads, nq, nk = meta
+        self._origin = list(tables)  # keeps the tensors (and so the cache key's pointers) alive
+        self._given = [t.cpu() for t in tables]
+        self.num_heads, self.block = heads, block
+        self.seq_len, self.kv_seq_len = seq_len, kv_seq_len
+        self.num_q_blocks, self.num_kv_blocks = nq, nk
+        self.device = torch.device("cpu")
+        self.pattern = None
+
+    def to(self, device):
+        return self
+
+    def kernel_tables(self):
+        return tuple(self._given)
+
+
+_ROW_CACHE: dict = {}
+
+
+def _torch_layout(tables, meta, N, Nk):
+    # Rebuilding the per-row lists costs a Python loop over rows: cache them per table set.
+    key = (tuple(t.data_ptr() for t in tables), tuple(meta), N, Nk)
+    layout = _ROW_CACHE.get(key)
+    if layout is None:
+        if len(_ROW_CACHE) > 64:
+            _ROW_CACHE.clear()
+        layout = _ROW_CACHE[key] = _TableLayout(tables, meta, N, Nk)
+    return layout
+
+
+def _use_triton(backend: str) -> bool:
+    return backend == "triton"
+
+
+@torch.library.custom_op("sparseflash::attention_forward", mutates_args=())
+def _forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: List[torch.Tensor],
+                meta: List[int], scale: float, key_padding: Optional[torch.Tensor],
+                kv_active: Optional[torch.Tensor], seed: torch.Tensor, dropout_p: float,
+                backend: str) -> Tuple[torch.Tensor, torch.Tensor]:
+    seed_value = int(seed.item())
+    if _use_triton(backend):
+        from .kernels import launch
+        return launch.forward(q, k, v, tables, _layout_meta(meta), scale, key_padding,
+                              kv_active, seed_value, dropout_p)
+    from .reference import block_forward
+    layout = _torch_layout(tables, meta, q.shape[2], k.shape[2])
+    padding = key_padding.bool() if key_padding is not None else None
+    return block_forward(q, k, v, layout, scale, padding, seed_value, dropout_p)
+
+
+@_forward_op.register_fake
+def _(q, k, v, tables, meta, scale, key_padding, kv_active, seed, dropout_p, backend):
+    B, H, N, _ = q.shape
+    return torch.empty_like(q), q.new_empty((B, H, N), dtype=torch.float32)
+
+
+@torch.library.custom_op("sparseflash::attention_backward", mutates_args=())
+def _backward_op(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                 o: torch.Tensor, lse: torch.Tensor, tables: List[torch.Tensor],
+                 meta: List[int], scale: float, key_padding: Optional[torch.Tensor],
+                 kv_active: Optional[torch.Tensor], seed: torch.Tensor, dropout_p: float,
+                 backend: str) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    seed_value = int(seed.item())
+    if _use_triton(backend):
+        from .kernels import launch
+        return launch.backward(do, q, k, v, o, lse, tables, _layout_meta(meta), scale,
+                               key_padding, kv_active, seed_value, dropout_p)
+    from .reference import block_backward
+    layout = _torch_layout(tables, meta, q.shape[2], k.shape[2])
+    padding = key_padding.bool() if key_padding is not None else None
+    return block_backward(do, q, k, v, o, lse, layout, scale, padding, seed_value, dropout_p)
+
+
+@_backward_op.register_fake
+def _(do, q, k, v, o, lse, tables, meta, scale, key_padding, kv_active, seed, dropout_p,
+      backend):
+    return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+
+
+def _setup_context(ctx, inputs, output):
+    q, k, v, tables, meta, scale, key_padding, kv_active, seed, dropout_p, backend = inputs
+    o, lse = output
+    ctx.mark_non_differentiable(lse)
+    ctx.save_for_backward(q, k, v, o, lse, seed, *tables)
+    ctx.key_padding, ctx.kv_active = key_padding, kv_active
+    ctx.meta, ctx.scale, ctx.dropout_p, ctx.backend = meta, scale, dropout_p, backend
+
+
+def _backward(ctx, do, dlse):
+    q, k, v, o, lse, seed, *tables = ctx.saved_tensors
+    # The log-sum-exp is returned for inspection; gradients through it are not supported.
+    dq, dk, dv = _backward_op(do.contiguous() if do.stride(-1) != 1 else do, q, k, v, o, lse,
+                              tables, ctx.meta, ctx.scale, ctx.key_padding, ctx.kv_active,
+                              seed, ctx.dropout_p, ctx.backend)
+    no_grad_tables = [None] * len(tables)
+    return dq, dk, dv, no_grad_tables, None, None, None, None, None, None, None
+
+
+_forward_op.register_autograd(_backward, setup_context=_setup_context)
+
+
+# ----------------------------------------------------------------------------- public API
+def _check_tensors(q, k, v):
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        if t.dim() != 4:
+            raise ValueError(f"{name} must have shape (B, H, N, D), got {tuple(t.shape)}")
+        if t.dtype not in _DTYPES:
+            raise TypeError(f"{name} has dtype {t.dtype}; supported: float16, bfloat16, float32")
+    if not (q.dtype == k.dtype == v.dtype):
+        raise TypeError(f"q, k, v must share a dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
+    if not (q.device == k.device == v.device):
+        raise ValueError(f"q, k, v must be on one device, got {q.device}, {k.device}, {v.device}")
+    B, H, N, D = q.shape
+    if k.shape != v.shape:
+        raise ValueError(f"k and v must have the same shape, got {tuple(k.shape)} and "
+                         f"{tuple(v.shape)}")
+    if k.shape[0] != B:
+        raise ValueError(f"batch sizes differ: q has {B}, k/v have {k.shape[0]}")
+    if k.shape[3] != D:
+        raise ValueError(f"head dims differ: q has D={D}, k/v have D={k.shape[3]} "
+                         "(different value head dims are not supported)")
+    if H % k.shape[1] != 0:
+        raise ValueError(f"q has {H} heads, k/v have {k.shape[1]}: the number of query heads "
+                         "must be a multiple of the number of key/value heads (GQA/MQA)")
+    if not 16 <= D <= 256:
+        raise ValueError(f"head dim D={D} is outside the supported range 16..256")
+    if N < 1 or k.shape[2] < 1:
+        raise ValueError(f"sequence lengths must be positive, got N={N}, Nk={k.shape[2]}")
+
+
+def _resolve_layout(layout, N: int, Nk: int, block: int, heads: int, device) -> Layout:
+    if isinstance(layout, (str, Pattern)):
+        return compile_layout(layout, N, kv_seq_len=Nk, block=block, num_heads=heads,
+                              device=device)
+    if isinstance(layout, Layout):
+        if layout.block != block and block != 128:
+            raise LayoutError(f"block={block} was passed but the layout has block "
+                              f"{layout.block}: leave block out, or compile a new layout")
+        layout.check_compatible(N, Nk, layout.block, heads)
+        return layout.to(device)
+    if isinstance(layout, torch.Tensor):
+        if layout.dtype != torch.bool:
+            raise LayoutError(f"a block-mask layout must be a bool tensor, got {layout.dtype}")
+        mask = layout if layout.dim() == 3 else layout[None]
+        if mask.shape[0] not in (1, heads):
+            raise LayoutError(f"block mask has {mask.shape[0]} heads; expected 1 or {heads}")
+        return Layout.from_block_mask(mask, N, kv_seq_len=Nk, block=block, device=device)
+    raise TypeError("layout must be a pattern string, a Layout or a bool block mask, got "
+                    f"{type(layout).__name__}")
+
+
+def _pick_backend(backend: str, device: torch.device) -> str:
+    from .kernels import triton_available
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if backend == "auto":
+        return "triton" if device.type == "cuda" else "torch"
+    if backend == "triton":
+        ok, why = triton_available(device)
+        if not ok:
+            raise RuntimeError(f"backend='triton' cannot run here: {why}. Use backend='torch' "
+                               "(any device) or 'auto'.")
+    return backend
+
+
+def _padding_tables(key_padding_mask, B, Nk, block, nk, device):
+    if key_padding_mask is None:
+        return None, None
+    if not isinstance(key_padding_mask, torch.Tensor) or key_padding_mask.dtype != torch.bool:
+        raise TypeError("key_padding_mask must be a bool tensor (True = padding)")
+    if tuple(key_padding_mask.shape) != (B, Nk):
+        raise ValueError(f"key_padding_mask must have shape (B, Nk) = ({B}, {Nk}), got "
+                         f"{tuple(key_padding_mask.shape)}")
+    if key_padding_mask.device != device:
+        raise ValueError(f"key_padding_mask is on {key_padding_mask.device}, q on {device}")
+    padded = torch.nn.functional.pad(key_padding_mask, (0, nk * block - Nk), value=True)
+    kv_active = (~padded.view(B, nk, block)).any(-1).to(torch.int8).contiguous()
+    return key_padding_mask.to(torch.int8).contiguous(), kv_active
+
+
+def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+              layout: Union[str, Pattern, Layout, torch.Tensor] = "dense", *,
+              block: int = 128, scale: Optional[float] = None, dropout_p: float = 0.0,
+              key_padding_mask: Optional[torch.Tensor] = None, backend: str = "auto",
+              return_lse: bool = False):
+    """Exact block-sparse attention: ``softmax(q k^T * scale + mask) v`` over the blocks the
+    layout keeps, computed tile by tile without an N x N matrix.
+
+    Args:
+        q: ``(B, Hq, N, D)``.
+        k, v: ``(B, Hkv, Nk, D)`` with ``Hq`` a multiple of ``Hkv`` (GQA, MQA).
+        layout: a pattern string (``"local(2) | global(1)"``, compiled for
+            ``(N, Nk, block, Hq)`` and cached), a :class:`Layout`, or a bool block mask
+            ``(H or 1, ceil(N/block), ceil(Nk/block))``.
+        block: layout block size in tokens (power of two >= 16) for strings and masks.
+        scale: score scale, default ``1/sqrt(D)``.
+        dropout_p: dropout on the attention probabilities, applied inside the kernel; the
+            keep-mask is regenerated in the backward from a seed drawn from torch's global
+            generator (``torch.manual_seed`` makes it reproducible).
+        key_padding_mask: bool ``(B, Nk)``, True = padding key, ignored. Key blocks that are
+            all padding are skipped.
+        backend: ``"triton"`` (CUDA, or CPU under ``TRITON_INTERPRET=1``), ``"torch"`` (pure
+            PyTorch, any device), or ``"auto"`` (triton on CUDA, torch otherwise). An
+            explicit backend never falls back.
+        return_lse: also return the natural log-sum-exp ``(B, Hq, N)`` float32 (no
+            gradient flows through it).
+
+    Returns:
+        ``(B, Hq, N, D)`` in q's dtype (and the lse). A query row with no key left gets
+        zeros, lse ``-inf``, and zero gradients.
+    """
+    _check_tensors(q, k, v)
+    B, H, N, D = q.shape
+    Nk = k.shape[2]
+    if isinstance(block, bool) or not isinstance(block, int) or block < 16 or block & (block - 1):
+        raise ValueError(f"block must be a power of two >= 16, got {block!r}")
+    if not isinstance(dropout_p, (int, float)) or not 0.0 <= dropout_p < 1.0:
+        raise ValueError(f"dropout_p must be in [0, 1), got {dropout_p!r}")
+    backend = _pick_backend(backend, q.device)
+    lay = _resolve_layout(layout, N, Nk, block, H, q.device)
+    scale = 1.0 / math.sqrt(D) if scale is None else float(scale)
+
+    if torch.is_autocast_enabled(q.device.type):
+        dtype = torch.get_autocast_dtype(q.device.type)
+        q, k, v = q.to(dtype), k.to(dtype), v.to(dtype)
+    kpm, kv_active = _padding_tables(key_padding_mask, B, Nk, lay.block, lay.num_kv_blocks,
+                                     q.device)
+    if dropout_p > 0:
+        seed = torch.randint(0, 2**62, (1,), dtype=torch.int64)  # global CPU generator
+    else:
+        seed = torch.zeros(1, dtype=torch.int64)
+    meta = [lay.block, lay.num_heads, lay.num_q_blocks, lay.num_kv_blocks]
+    out, lse = _forward_op(q, k, v, list(lay.kernel_tables()), meta, scale, kpm, kv_active,
+                           seed, float(dropout_p), backend)
+    return (out, lse) if return_lse else out

@@ -1,0 +1,240 @@
+"""Block-sparse FlashAttention backward with recomputation (Dao et al. 2022, Algorithms 2
+and 4, restricted to the non-zero blocks).
+
+Two kernels, no atomics, deterministic:
+
+* dK/dV: one program per (key tile, batch * kv head) walks the query blocks its layout
+  *column* lists (the transposed tables), for every query head of its GQA group, and
+  accumulates dK and dV in registers.
+* dQ: one program per (query tile, batch * head) walks its layout *row*, like the forward.
+
+Both recompute P = exp(S - lse) from the saved log-sum-exp; dropout regenerates the same
+keep-mask from the Philox seed. ``delta = rowsum(dO * O)`` is computed before them.
+"""
+
+import triton
+import triton.language as tl
+
+from .common import LOG2E, dropout_keep, tile_mask
+
+
+@triton.jit
+def _probabilities(q, k, offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, lse2, qk_scale,
+                   PARTIAL: tl.constexpr, HAS_PADDING: tl.constexpr, PRECISION: tl.constexpr):
+    """P (BLOCK_M, BLOCK_N) in float32, recomputed; k is the transposed tile (D, BLOCK_N)."""
+    s = tl.dot(q, k, input_precision=PRECISION) * qk_scale
+    p = tl.math.exp2(s - lse2[:, None])
+    if PARTIAL or HAS_PADDING:
+        keep = tile_mask(offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, PARTIAL, HAS_PADDING)
+        p = tl.where(keep, p, 0.0)
+    return p
+
+
+@triton.jit
+def _dkdv_tile(dk, dv, k_t, v_t, Q, DO, LSE, DELTA, start_m, offs_n, offs_d, code, b, bh,
+               N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
+               qk_scale, seed, dropout_p,
+               BLOCK_M: tl.constexpr, PARTIAL: tl.constexpr, HAS_PADDING: tl.constexpr,
+               HAS_DROPOUT: tl.constexpr, PRECISION: tl.constexpr):
+    offs_m = start_m + tl.arange(0, BLOCK_M)
+    m_ok = offs_m < N
+    d_ok = offs_d < D
+    q = tl.load(Q + offs_m[:, None] * stride_qn + offs_d[None, :] * stride_qd,
+                mask=m_ok[:, None] & d_ok[None, :], other=0.0)
+    do = tl.load(DO + offs_m[:, None] * stride_don + offs_d[None, :] * stride_dod,
+                 mask=m_ok[:, None] & d_ok[None, :], other=0.0)
+    lse = tl.load(LSE + offs_m, mask=m_ok, other=float("inf"))
+    # Rows with no key (lse = -inf) and rows past N get P = 0.
+    lse2 = tl.where(lse == float("-inf"), float("inf"), lse * LOG2E)
+    delta = tl.load(DELTA + offs_m, mask=m_ok, other=0.0)
+    p = _probabilities(q, k_t, offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, lse2, qk_scale,
+                       PARTIAL, HAS_PADDING, PRECISION)
+    dp = tl.dot(do, v_t, input_precision=PRECISION)
+    if HAS_DROPOUT:
+        keep = dropout_keep(seed, bh, offs_m, offs_n, dropout_p)
+        scale_keep = 1.0 / (1.0 - dropout_p)
+        p_drop = tl.where(keep, p * scale_keep, 0.0)
+        dp = tl.where(keep, dp * scale_keep, 0.0)
+    else:
+        p_drop = p
+    dv += tl.dot(tl.trans(p_drop.to(do.dtype)), do, input_precision=PRECISION)
+    ds = p * (dp - delta[:, None])
+    dk += tl.dot(tl.trans(ds.to(q.dtype)), q, input_precision=PRECISION)
+    return dk, dv
+
+
+@triton.jit(do_not_specialize=["N", "Nk", "seed"])
+def attention_dkdv_kernel(
+        Q, K, V, DO, LSE, DELTA, DK, DV,
+        FULL_OFF, FULL_IDX, PART_OFF, PART_IDX, PART_CODE,
+        KPM, KV_ACTIVE,
+        qk_scale, sm_scale, seed, dropout_p,
+        stride_qb, stride_qh, stride_qn, stride_qd,
+        stride_kb, stride_kh, stride_kn, stride_kd,
+        stride_vb, stride_vh, stride_vn, stride_vd,
+        stride_dob, stride_doh, stride_don, stride_dod,
+        stride_dkb, stride_dkh, stride_dkn, stride_dkd,
+        stride_dvb, stride_dvh, stride_dvn, stride_dvd,
+        stride_kpm_b, stride_act_b,
+        H, H_KV, N, Nk, D, NUM_KV_BLOCKS, LAYOUT_HEADS, GROUP,
+        LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+        BLOCK_D: tl.constexpr, HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
+        PRECISION: tl.constexpr):
+    pid_n = tl.program_id(0)
+    bhk = tl.program_id(1)
+    b = bhk // H_KV
+    kv_h = bhk % H_KV
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, BLOCK_D)
+    n_ok = offs_n < Nk
+    d_ok = offs_d < D
+    kb = (pid_n * BLOCK_N) // LAYOUT_BLOCK
+
+    dk = tl.zeros((BLOCK_N, BLOCK_D), tl.float32)
+    dv = tl.zeros((BLOCK_N, BLOCK_D), tl.float32)
+    active = True
+    if HAS_PADDING:
+        active = tl.load(KV_ACTIVE + b * stride_act_b + kb) != 0
+    if active:
+        K += b.to(tl.int64) * stride_kb + kv_h.to(tl.int64) * stride_kh
+        V += b.to(tl.int64) * stride_vb + kv_h.to(tl.int64) * stride_vh
+        # Transposed tiles (D, BLOCK_N) so that S = q @ k_t and dP = dO @ v_t.
+        k_t = tl.load(K + offs_n[None, :] * stride_kn + offs_d[:, None] * stride_kd,
+                      mask=d_ok[:, None] & n_ok[None, :], other=0.0)
+        v_t = tl.load(V + offs_n[None, :] * stride_vn + offs_d[:, None] * stride_vd,
+                      mask=d_ok[:, None] & n_ok[None, :], other=0.0)
+        SUBTILES: tl.constexpr = LAYOUT_BLOCK // BLOCK_M
+        for g in range(GROUP):
+            h = kv_h * GROUP + g
+            bh = b * H + h
+            Qh = Q + b.to(tl.int64) * stride_qb + h.to(tl.int64) * stride_qh
+            DOh = DO + b.to(tl.int64) * stride_dob + h.to(tl.int64) * stride_doh
+            LSEh = LSE + bh.to(tl.int64) * N
+            DELTAh = DELTA + bh.to(tl.int64) * N
+            col = (h % LAYOUT_HEADS) * NUM_KV_BLOCKS + kb
+            start, end = tl.load(FULL_OFF + col), tl.load(FULL_OFF + col + 1)
+            for idx in range(start, end):
+                qb = tl.load(FULL_IDX + idx)
+                for sub in tl.static_range(SUBTILES):
+                    dk, dv = _dkdv_tile(
+                        dk, dv, k_t, v_t, Qh, DOh, LSEh, DELTAh,
+                        qb * LAYOUT_BLOCK + sub * BLOCK_M, offs_n, offs_d, 0, b, bh, N, Nk, D,
+                        stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
+                        qk_scale, seed, dropout_p, BLOCK_M, False, HAS_PADDING, HAS_DROPOUT,
+                        PRECISION)
+            start, end = tl.load(PART_OFF + col), tl.load(PART_OFF + col + 1)
+            for idx in range(start, end):
+                qb = tl.load(PART_IDX + idx)
+                code = tl.load(PART_CODE + idx)
+                for sub in tl.static_range(SUBTILES):
+                    dk, dv = _dkdv_tile(
+                        dk, dv, k_t, v_t, Qh, DOh, LSEh, DELTAh,
+                        qb * LAYOUT_BLOCK + sub * BLOCK_M, offs_n, offs_d, code, b, bh, N, Nk,
+                        D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
+                        qk_scale, seed, dropout_p, BLOCK_M, True, HAS_PADDING, HAS_DROPOUT,
+                        PRECISION)
+
+    dk = dk * sm_scale
+    DK += b.to(tl.int64) * stride_dkb + kv_h.to(tl.int64) * stride_dkh
+    DV += b.to(tl.int64) * stride_dvb + kv_h.to(tl.int64) * stride_dvh
+    out_mask = n_ok[:, None] & d_ok[None, :]
+    tl.store(DK + offs_n[:, None] * stride_dkn + offs_d[None, :] * stride_dkd,
+             dk.to(DK.dtype.element_ty), mask=out_mask)
+    tl.store(DV + offs_n[:, None] * stride_dvn + offs_d[None, :] * stride_dvd,
+             dv.to(DV.dtype.element_ty), mask=out_mask)
+
+
+@triton.jit
+def _dq_tile(dq, q, do, lse2, delta, K, V, start_n, offs_m, offs_d, code, b, bh, Nk, D,
+             stride_kn, stride_kd, stride_vn, stride_vd, KPM, stride_kpm_b, qk_scale, seed,
+             dropout_p, BLOCK_N: tl.constexpr, PARTIAL: tl.constexpr,
+             HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr, PRECISION: tl.constexpr):
+    offs_n = start_n + tl.arange(0, BLOCK_N)
+    d_ok = offs_d < D
+    kv_ok = offs_n < Nk
+    k_t = tl.load(K + offs_n[None, :] * stride_kn + offs_d[:, None] * stride_kd,
+                  mask=d_ok[:, None] & kv_ok[None, :], other=0.0)
+    v_t = tl.load(V + offs_n[None, :] * stride_vn + offs_d[:, None] * stride_vd,
+                  mask=d_ok[:, None] & kv_ok[None, :], other=0.0)
+    p = _probabilities(q, k_t, offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, lse2, qk_scale,
+                       PARTIAL, HAS_PADDING, PRECISION)
+    dp = tl.dot(do, v_t, input_precision=PRECISION)
+    if HAS_DROPOUT:
+        keep = dropout_keep(seed, bh, offs_m, offs_n, dropout_p)
+        dp = tl.where(keep, dp * (1.0 / (1.0 - dropout_p)), 0.0)
+    ds = p * (dp - delta[:, None])
+    dq += tl.dot(ds.to(k_t.dtype), tl.trans(k_t), input_precision=PRECISION)
+    return dq
+
+
+@triton.jit(do_not_specialize=["N", "Nk", "seed"])
+def attention_dq_kernel(
+        Q, K, V, DO, LSE, DELTA, DQ,
+        FULL_OFF, FULL_IDX, PART_OFF, PART_IDX, PART_CODE,
+        KPM, KV_ACTIVE,
+        qk_scale, sm_scale, seed, dropout_p,
+        stride_qb, stride_qh, stride_qn, stride_qd,
+        stride_kb, stride_kh, stride_kn, stride_kd,
+        stride_vb, stride_vh, stride_vn, stride_vd,
+        stride_dob, stride_doh, stride_don, stride_dod,
+        stride_dqb, stride_dqh, stride_dqn, stride_dqd,
+        stride_kpm_b, stride_act_b,
+        H, N, Nk, D, NUM_Q_BLOCKS, LAYOUT_HEADS, GROUP,
+        LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+        BLOCK_D: tl.constexpr, HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
+        PRECISION: tl.constexpr):
+    pid_m = tl.program_id(0)
+    bh = tl.program_id(1)
+    b = bh // H
+    h = bh % H
+    kv_h = h // GROUP
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, BLOCK_D)
+    m_ok = offs_m < N
+    d_ok = offs_d < D
+
+    Q += b.to(tl.int64) * stride_qb + h.to(tl.int64) * stride_qh
+    DO += b.to(tl.int64) * stride_dob + h.to(tl.int64) * stride_doh
+    K += b.to(tl.int64) * stride_kb + kv_h.to(tl.int64) * stride_kh
+    V += b.to(tl.int64) * stride_vb + kv_h.to(tl.int64) * stride_vh
+    q = tl.load(Q + offs_m[:, None] * stride_qn + offs_d[None, :] * stride_qd,
+                mask=m_ok[:, None] & d_ok[None, :], other=0.0)
+    do = tl.load(DO + offs_m[:, None] * stride_don + offs_d[None, :] * stride_dod,
+                 mask=m_ok[:, None] & d_ok[None, :], other=0.0)
+    lse = tl.load(LSE + bh.to(tl.int64) * N + offs_m, mask=m_ok, other=float("inf"))
+    lse2 = tl.where(lse == float("-inf"), float("inf"), lse * LOG2E)
+    delta = tl.load(DELTA + bh.to(tl.int64) * N + offs_m, mask=m_ok, other=0.0)
+    dq = tl.zeros((BLOCK_M, BLOCK_D), tl.float32)
+
+    row = (h % LAYOUT_HEADS) * NUM_Q_BLOCKS + (pid_m * BLOCK_M) // LAYOUT_BLOCK
+    SUBTILES: tl.constexpr = LAYOUT_BLOCK // BLOCK_N
+    start, end = tl.load(FULL_OFF + row), tl.load(FULL_OFF + row + 1)
+    for idx in range(start, end):
+        kb = tl.load(FULL_IDX + idx)
+        active = True
+        if HAS_PADDING:
+            active = tl.load(KV_ACTIVE + b * stride_act_b + kb) != 0
+        if active:
+            for sub in tl.static_range(SUBTILES):
+                dq = _dq_tile(dq, q, do, lse2, delta, K, V, kb * LAYOUT_BLOCK + sub * BLOCK_N,
+                              offs_m, offs_d, 0, b, bh, Nk, D, stride_kn, stride_kd, stride_vn,
+                              stride_vd, KPM, stride_kpm_b, qk_scale, seed, dropout_p, BLOCK_N,
+                              False, HAS_PADDING, HAS_DROPOUT, PRECISION)
+    start, end = tl.load(PART_OFF + row), tl.load(PART_OFF + row + 1)
+    for idx in range(start, end):
+        kb = tl.load(PART_IDX + idx)
+        code = tl.load(PART_CODE + idx)
+        active = True
+        if HAS_PADDING:
+            active = tl.load(KV_ACTIVE + b * stride_act_b + kb) != 0
+        if active:
+            for sub in tl.static_range(SUBTILES):
+                dq = _dq_tile(dq, q, do, lse2, delta, K, V, kb * LAYOUT_BLOCK + sub * BLOCK_N,
+                              offs_m, offs_d, code, b, bh, Nk, D, stride_kn, stride_kd,
+                              stride_vn, stride_vd, KPM, stride_kpm_b, qk_scale, seed,
+                              dropout_p, BLOCK_N, True, HAS_PADDING, HAS_DROPOUT, PRECISION)
+
+    dq = dq * sm_scale
+    DQ += b.to(tl.int64) * stride_dqb + h.to(tl.int64) * stride_dqh
+    tl.store(DQ + offs_m[:, None] * stride_dqn + offs_d[None, :] * stride_dqd,
+             dq.to(DQ.dtype.element_ty), mask=m_ok[:, None] & d_ok[None, :])

@@ -1,0 +1,67 @@
+"""Pieces shared by the forward and backward kernels: the element mask of a tile and the
+dropout keep-mask. Both must give bit-identical answers in every kernel, so they live here
+once."""
+
+import triton
+import triton.language as tl
+
+LOG2E = 1.4426950408889634
+LN2 = 0.6931471805599453
+
+# Codes of partial blocks; the same numbers as sparseflash.layout.CODE_*.
+CODE_BOUNDS: tl.constexpr = 0
+CODE_CAUSAL: tl.constexpr = 1
+CODE_ANTICAUSAL: tl.constexpr = 2
+
+
+@triton.jit
+def tile_mask(offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b,
+              PARTIAL: tl.constexpr, HAS_PADDING: tl.constexpr):
+    """bool (BLOCK_M, BLOCK_N): which scores of a tile count.
+
+    Full blocks need only the key-padding mask (if any); partial blocks add the bounds
+    ``k < Nk`` and their causal / anti-causal element mask.
+    """
+    keep = tl.full((offs_m.shape[0], offs_n.shape[0]), 1, tl.int1)
+    if PARTIAL:
+        causal = offs_m[:, None] >= offs_n[None, :]
+        by_code = ((code == CODE_BOUNDS) | ((code == CODE_CAUSAL) & causal)
+                   | ((code == CODE_ANTICAUSAL) & (~causal)))
+        keep = by_code & (offs_n < Nk)[None, :]
+    if HAS_PADDING:
+        pad = tl.load(KPM + b * stride_kpm_b + offs_n, mask=offs_n < Nk, other=1)
+        keep = keep & (pad == 0)[None, :]
+    return keep
+
+
+@triton.jit
+def dropout_keep(seed, bh, offs_m, offs_n, dropout_p):
+    """bool (BLOCK_M, BLOCK_N): Philox-4x32-10 keyed by ``seed``, counters (key, query,
+    batch*head, 0); kept when the top 24 bits as a uniform in [0, 1) are >= dropout_p.
+    ``sparseflash.reference.dropout_keep_mask`` reproduces it bit for bit on any device."""
+    c0 = tl.broadcast_to(offs_n[None, :], (offs_m.shape[0], offs_n.shape[0])).to(tl.uint32)
+    c1 = tl.broadcast_to(offs_m[:, None], (offs_m.shape[0], offs_n.shape[0])).to(tl.uint32)
+    c2 = tl.zeros_like(c0) + bh.to(tl.uint32)
+    c3 = tl.zeros_like(c0)
+    r0, _, _, _ = tl.philox(seed, c0, c1, c2, c3)
+    uniform = (r0 >> 8).to(tl.float32) * (1.0 / 16777216.0)
+    return uniform >= dropout_p
+
+
+@triton.jit
+def _keep_mask_kernel(OUT, seed, dropout_p, bh, N, Nk,
+                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    keep = dropout_keep(seed, bh, offs_m, offs_n, dropout_p)
+    tl.store(OUT + offs_m[:, None] * Nk + offs_n[None, :], keep.to(tl.int8),
+             mask=(offs_m < N)[:, None] & (offs_n < Nk)[None, :])
+
+
+def keep_mask(seed: int, dropout_p: float, bh: int, N: int, Nk: int, device) -> "torch.Tensor":
+    """Test hook: the keep-mask (N, Nk) bool the kernels use for batch*head index ``bh``."""
+    import torch
+    out = torch.empty(N, Nk, dtype=torch.int8, device=device)
+    grid = (triton.cdiv(N, 16), triton.cdiv(Nk, 16))
+    _keep_mask_kernel[grid](out, seed, dropout_p, bh, N, Nk, BLOCK_M=16, BLOCK_N=16)
+    return out.bool()

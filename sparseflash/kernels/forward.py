@@ -1,0 +1,130 @@
+"""Block-sparse FlashAttention forward (Dao et al. 2022, Algorithms 1 and 5).
+
+One program per (query tile, batch * head). It loads its query tile once and walks the key
+blocks its layout row lists: first the *full* blocks with no element mask, then the
+*partial* ones with it. Blocks the layout does not list cost nothing. Softmax runs online
+in float32 with exp2 and the scale folded in; the program writes O and the log-sum-exp.
+"""
+
+import triton
+import triton.language as tl
+
+from .common import LN2, LOG2E, dropout_keep, tile_mask
+
+
+@triton.jit
+def _attend_tile(acc, l_i, m_i, q, K, V, start_n, offs_m, offs_d, code, b, bh,
+                 Nk, D, stride_kn, stride_kd, stride_vn, stride_vd, KPM, stride_kpm_b,
+                 qk_scale, seed, dropout_p,
+                 BLOCK_N: tl.constexpr, PARTIAL: tl.constexpr, HAS_PADDING: tl.constexpr,
+                 HAS_DROPOUT: tl.constexpr, PRECISION: tl.constexpr):
+    """One (BLOCK_M x BLOCK_N) step of the online softmax: returns the updated
+    ``(acc, l_i, m_i)``."""
+    offs_n = start_n + tl.arange(0, BLOCK_N)
+    d_ok = offs_d < D
+    if PARTIAL:
+        kv_ok = offs_n < Nk
+        k = tl.load(K + offs_n[None, :] * stride_kn + offs_d[:, None] * stride_kd,
+                    mask=d_ok[:, None] & kv_ok[None, :], other=0.0)
+        v = tl.load(V + offs_n[:, None] * stride_vn + offs_d[None, :] * stride_vd,
+                    mask=kv_ok[:, None] & d_ok[None, :], other=0.0)
+    else:
+        k = tl.load(K + offs_n[None, :] * stride_kn + offs_d[:, None] * stride_kd,
+                    mask=d_ok[:, None], other=0.0)
+        v = tl.load(V + offs_n[:, None] * stride_vn + offs_d[None, :] * stride_vd,
+                    mask=d_ok[None, :], other=0.0)
+    s = tl.dot(q, k, input_precision=PRECISION) * qk_scale
+    if PARTIAL or HAS_PADDING:
+        keep = tile_mask(offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, PARTIAL, HAS_PADDING)
+        s = tl.where(keep, s, float("-inf"))
+    m_new = tl.maximum(m_i, tl.max(s, 1))
+    # A row with nothing on so far keeps m = -inf; subtract 0 instead so exp2 gives 0, not NaN.
+    m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
+    p = tl.math.exp2(s - m_safe[:, None])
+    alpha = tl.math.exp2(m_i - m_safe)
+    l_i = l_i * alpha + tl.sum(p, 1)
+    if HAS_DROPOUT:
+        keep_drop = dropout_keep(seed, bh, offs_m, offs_n, dropout_p)
+        p = tl.where(keep_drop, p * (1.0 / (1.0 - dropout_p)), 0.0)
+    acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v, input_precision=PRECISION)
+    return acc, l_i, m_new
+
+
+@triton.jit(do_not_specialize=["N", "Nk", "seed"])
+def attention_forward_kernel(
+        Q, K, V, O, LSE,
+        FULL_OFF, FULL_IDX, PART_OFF, PART_IDX, PART_CODE,
+        KPM, KV_ACTIVE,
+        qk_scale, seed, dropout_p,
+        stride_qb, stride_qh, stride_qn, stride_qd,
+        stride_kb, stride_kh, stride_kn, stride_kd,
+        stride_vb, stride_vh, stride_vn, stride_vd,
+        stride_ob, stride_oh, stride_on, stride_od,
+        stride_kpm_b, stride_act_b,
+        H, N, Nk, D, NUM_Q_BLOCKS, LAYOUT_HEADS, GROUP,
+        LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+        BLOCK_D: tl.constexpr, HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
+        PRECISION: tl.constexpr):
+    pid_m = tl.program_id(0)
+    bh = tl.program_id(1)
+    b = bh // H
+    h = bh % H
+    kv_h = h // GROUP
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, BLOCK_D)
+    m_ok = offs_m < N
+    d_ok = offs_d < D
+
+    Q += b.to(tl.int64) * stride_qb + h.to(tl.int64) * stride_qh
+    K += b.to(tl.int64) * stride_kb + kv_h.to(tl.int64) * stride_kh
+    V += b.to(tl.int64) * stride_vb + kv_h.to(tl.int64) * stride_vh
+    q = tl.load(Q + offs_m[:, None] * stride_qn + offs_d[None, :] * stride_qd,
+                mask=m_ok[:, None] & d_ok[None, :], other=0.0)
+
+    m_i = tl.full((BLOCK_M,), float("-inf"), tl.float32)
+    l_i = tl.zeros((BLOCK_M,), tl.float32)
+    acc = tl.zeros((BLOCK_M, BLOCK_D), tl.float32)
+
+    row = (h % LAYOUT_HEADS) * NUM_Q_BLOCKS + (pid_m * BLOCK_M) // LAYOUT_BLOCK
+    SUBTILES: tl.constexpr = LAYOUT_BLOCK // BLOCK_N
+
+    # Full blocks: no element mask.
+    start, end = tl.load(FULL_OFF + row), tl.load(FULL_OFF + row + 1)
+    for idx in range(start, end):
+        kb = tl.load(FULL_IDX + idx)
+        active = True
+        if HAS_PADDING:
+            active = tl.load(KV_ACTIVE + b * stride_act_b + kb) != 0
+        if active:
+            for sub in tl.static_range(SUBTILES):
+                acc, l_i, m_i = _attend_tile(
+                    acc, l_i, m_i, q, K, V, kb * LAYOUT_BLOCK + sub * BLOCK_N, offs_m, offs_d,
+                    0, b, bh, Nk, D, stride_kn, stride_kd, stride_vn, stride_vd, KPM,
+                    stride_kpm_b, qk_scale, seed, dropout_p, BLOCK_N, False, HAS_PADDING,
+                    HAS_DROPOUT, PRECISION)
+
+    # Partial blocks: causal diagonal, ragged last key block, ... with the element mask.
+    start, end = tl.load(PART_OFF + row), tl.load(PART_OFF + row + 1)
+    for idx in range(start, end):
+        kb = tl.load(PART_IDX + idx)
+        code = tl.load(PART_CODE + idx)
+        active = True
+        if HAS_PADDING:
+            active = tl.load(KV_ACTIVE + b * stride_act_b + kb) != 0
+        if active:
+            for sub in tl.static_range(SUBTILES):
+                acc, l_i, m_i = _attend_tile(
+                    acc, l_i, m_i, q, K, V, kb * LAYOUT_BLOCK + sub * BLOCK_N, offs_m, offs_d,
+                    code, b, bh, Nk, D, stride_kn, stride_kd, stride_vn, stride_vd, KPM,
+                    stride_kpm_b, qk_scale, seed, dropout_p, BLOCK_N, True, HAS_PADDING,
+                    HAS_DROPOUT, PRECISION)
+
+    # Rows with no key left: O = 0 and lse = -inf (never NaN).
+    has_keys = l_i > 0.0
+    out = acc / tl.where(has_keys, l_i, 1.0)[:, None]
+    lse = tl.where(has_keys, (m_i + tl.math.log2(tl.where(has_keys, l_i, 1.0))) * LN2,
+                   float("-inf"))
+    O += b.to(tl.int64) * stride_ob + h.to(tl.int64) * stride_oh
+    tl.store(O + offs_m[:, None] * stride_on + offs_d[None, :] * stride_od,
+             out.to(O.dtype.element_ty), mask=m_ok[:, None] & d_ok[None, :])
+    tl.store(LSE + bh.to(tl.int64) * N + offs_m, lse, mask=m_ok)

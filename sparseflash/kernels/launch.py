@@ -1,0 +1,140 @@
+"""Launchers: tensors in, tensors out. They pick tiles (autotuned on a GPU, a fixed small
+tile under the Triton interpreter), compute grids, and pass strides, so the kernels accept
+non-contiguous inputs.
+
+Autotuning is keyed on what changes the best tile (head dim, dtype, layout block, padding,
+dropout), never on the sequence length; ``N`` and ``Nk`` are not specialised either, so a
+new length reuses the compiled kernel.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import torch
+import triton
+
+from .backward import attention_dkdv_kernel, attention_dq_kernel
+from .common import LOG2E
+from .forward import attention_forward_kernel
+
+
+def interpreting() -> bool:
+    return os.environ.get("TRITON_INTERPRET", "0") == "1"
+
+
+def _candidate_configs(kind: str):
+    if interpreting():
+        # The interpreter runs numpy per tile: the biggest tile that fits is the fastest.
+        return [triton.Config({"BLOCK_M": t, "BLOCK_N": t}, num_warps=4, num_stages=1)
+                for t in (64, 32, 16)]
+    shapes = {
+        "fwd": [(128, 64, 4, 3), (128, 64, 8, 3), (128, 128, 8, 3), (128, 32, 4, 3),
+                (64, 64, 4, 3), (64, 32, 4, 4), (32, 32, 4, 2), (16, 16, 4, 2)],
+        "dkdv": [(64, 128, 8, 3), (32, 128, 4, 3), (64, 64, 4, 3), (32, 64, 4, 3),
+                 (32, 32, 4, 2), (16, 16, 4, 2)],
+        "dq": [(128, 64, 8, 3), (64, 64, 4, 3), (128, 32, 4, 3), (64, 32, 4, 3),
+               (32, 32, 4, 2), (16, 16, 4, 2)],
+    }[kind]
+    return [triton.Config({"BLOCK_M": m, "BLOCK_N": n}, num_warps=w, num_stages=s)
+            for m, n, w, s in shapes]
+
+
+def _prune(configs, named_args, **kwargs):
+    """Tiles must divide the layout block; large head dims need smaller tiles to fit in
+    shared memory. Under the interpreter keep only the largest fitting tile."""
+    args = {**named_args, **kwargs}
+    layout_block, block_d = args["LAYOUT_BLOCK"], args["BLOCK_D"]
+    fitting = [c for c in configs
+               if c.kwargs["BLOCK_M"] <= layout_block and c.kwargs["BLOCK_N"] <= layout_block
+               and (block_d <= 128 or (c.kwargs["BLOCK_M"] <= 64 and c.kwargs["BLOCK_N"] <= 64))]
+    if interpreting():
+        return fitting[:1]
+    return fitting
+
+
+_KEY = ["BLOCK_D", "LAYOUT_BLOCK", "HAS_PADDING", "HAS_DROPOUT", "PRECISION"]
+
+
+def _autotuned(kernel, kind):
+    return triton.autotune(configs=_candidate_configs(kind), key=_KEY,
+                           prune_configs_by={"early_config_prune": _prune})(kernel)
+
+
+_forward = _autotuned(attention_forward_kernel, "fwd")
+_dkdv = _autotuned(attention_dkdv_kernel, "dkdv")
+_dq = _autotuned(attention_dq_kernel, "dq")
+
+
+@dataclass(frozen=True)
+class LayoutMeta:
+    """The integers a kernel needs about the layout besides its tables."""
+    block: int
+    heads: int        # 1 (broadcast) or Hq
+    num_q_blocks: int
+    num_kv_blocks: int
+
+
+def _precision(dtype: torch.dtype) -> str:
+    # float32 inputs get true float32 products (like torch.matmul's default), not tf32.
+    return "ieee" if dtype == torch.float32 else "tf32"
+
+
+def _padding_args(key_padding: Optional[torch.Tensor], kv_active: Optional[torch.Tensor],
+                  device):
+    if key_padding is None:
+        dummy = torch.zeros(1, dtype=torch.int8, device=device)
+        return dummy, dummy, 0, 0, False
+    return key_padding, kv_active, key_padding.stride(0), kv_active.stride(0), True
+
+
+def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[torch.Tensor],
+            meta: LayoutMeta, scale: float, key_padding: Optional[torch.Tensor],
+            kv_active: Optional[torch.Tensor], seed: int, dropout_p: float):
+    """q (B, H, N, D), k/v (B, Hkv, Nk, D) -> (o (B, H, N, D), lse (B, H, N) float32).
+
+    ``key_padding`` is int8 (B, Nk), 1 = ignore; ``kv_active`` int8 (B, nk) marks key blocks
+    with at least one real key (the others are skipped)."""
+    B, H, N, D = q.shape
+    H_kv, Nk = k.shape[1], k.shape[2]
+    o = torch.empty_like(q)
+    lse = torch.empty(B, H, N, dtype=torch.float32, device=q.device)
+    kpm, active, s_kpm, s_act, has_padding = _padding_args(key_padding, kv_active, q.device)
+    grid = lambda cfg: (triton.cdiv(N, cfg["BLOCK_M"]), B * H)  # noqa: E731
+    _forward[grid](
+        q, k, v, o, lse, *tables[:5], kpm, active,
+        scale * LOG2E, seed, dropout_p,
+        *q.stride(), *k.stride(), *v.stride(), *o.stride(), s_kpm, s_act,
+        H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv,
+        LAYOUT_BLOCK=meta.block, BLOCK_D=max(16, triton.next_power_of_2(D)),
+        HAS_PADDING=has_padding, HAS_DROPOUT=dropout_p > 0, PRECISION=_precision(q.dtype))
+    return o, lse
+
+
+def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+             o: torch.Tensor, lse: torch.Tensor, tables: Sequence[torch.Tensor],
+             meta: LayoutMeta, scale: float, key_padding: Optional[torch.Tensor],
+             kv_active: Optional[torch.Tensor], seed: int, dropout_p: float):
+    """-> (dq, dk, dv) shaped like q, k, v."""
+    B, H, N, D = q.shape
+    H_kv, Nk = k.shape[1], k.shape[2]
+    delta = (do.float() * o.float()).sum(-1).contiguous()  # (B, H, N): rowsum(dO * O)
+    dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+    kpm, active, s_kpm, s_act, has_padding = _padding_args(key_padding, kv_active, q.device)
+    common = dict(LAYOUT_BLOCK=meta.block, BLOCK_D=max(16, triton.next_power_of_2(D)),
+                  HAS_PADDING=has_padding, HAS_DROPOUT=dropout_p > 0,
+                  PRECISION=_precision(q.dtype))
+    lse = lse.contiguous()
+    _dkdv[lambda cfg: (triton.cdiv(Nk, cfg["BLOCK_N"]), B * H_kv)](
+        q, k, v, do, lse, delta, dk, dv, *tables[5:], kpm, active,
+        scale * LOG2E, scale, seed, dropout_p,
+        *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
+        s_kpm, s_act, H, H_kv, N, Nk, D, meta.num_kv_blocks, meta.heads, H // H_kv, **common)
+    _dq[lambda cfg: (triton.cdiv(N, cfg["BLOCK_M"]), B * H)](
+        q, k, v, do, lse, delta, dq, *tables[:5], kpm, active,
+        scale * LOG2E, scale, seed, dropout_p,
+        *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dq.stride(),
+        s_kpm, s_act, H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, **common)
+    return dq, dk, dv

@@ -1,0 +1,240 @@
+"""Pure PyTorch attention: the CPU backend and the test oracle.
+
+* :func:`dense_attention` is the oracle: a plain masked softmax over a token-level mask
+  ``(H, N, Nk)`` (from ``Layout.to_dense()``), run in whatever dtype it is given (tests use
+  float64). It builds the N x N scores, so it is for tests and small shapes only.
+* :func:`block_forward` / :func:`block_backward` are the ``backend="torch"`` path: the same
+  algorithm as the Triton kernels, one query-block row at a time over the row's key-block
+  list, gathering those blocks. No N x N tensor: the largest temporary is one row's scores,
+  ``(B, H, block, keys in the row)``. The backward recomputes P from the saved
+  log-sum-exp, like the kernels.
+* :func:`dropout_keep_mask` reproduces the kernels' Philox keep-mask bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import List, Optional, Tuple
+
+import torch
+
+from .layout.layout import CODE_ANTICAUSAL, CODE_BOUNDS, CODE_CAUSAL, Layout
+
+_MASK32 = 0xFFFFFFFF
+_PHILOX_KEY_A, _PHILOX_KEY_B = 0x9E3779B9, 0xBB67AE85
+_PHILOX_ROUND_A, _PHILOX_ROUND_B = 0xD2511F53, 0xCD9E8D57
+_FULL_CODE = 3  # in the merged per-row lists below: a full block
+
+
+# ----------------------------------------------------------------------------- dropout RNG
+def _mul32(a: int, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    """(high, low) 32-bit halves of the 64-bit product of the constant ``a`` and uint32s
+    held in int64 ``x``, without overflowing int64."""
+    a_hi, a_lo = a >> 16, a & 0xFFFF
+    p_hi, p_lo = x * a_hi, x * a_lo            # each < 2^48
+    t = ((p_hi & 0xFFFF) << 16) + p_lo          # < 2^49
+    return ((p_hi >> 16) + (t >> 32)) & _MASK32, t & _MASK32
+
+
+def philox(seed: int, c0, c1, c2, c3, rounds: int = 10) -> torch.Tensor:
+    """First output word of Philox-4x32 (Salmon et al., 2011) as Triton's ``tl.philox``
+    computes it, for int64 tensors holding uint32 counters."""
+    k0, k1 = seed & _MASK32, (seed >> 32) & _MASK32
+    for _ in range(rounds):
+        hi_b, lo_b = _mul32(_PHILOX_ROUND_B, c2)
+        hi_a, lo_a = _mul32(_PHILOX_ROUND_A, c0)
+        c0, c1, c2, c3 = hi_b ^ c1 ^ k0, lo_b, hi_a ^ c3 ^ k1, lo_a
+        k0, k1 = (k0 + _PHILOX_KEY_A) & _MASK32, (k1 + _PHILOX_KEY_B) & _MASK32
+    return c0
+
+
+def dropout_keep_mask(seed: int, dropout_p: float, bh: torch.Tensor, q_pos: torch.Tensor,
+                      k_pos: torch.Tensor) -> torch.Tensor:
+    """Keep-mask for broadcastable index tensors (batch*head, query, key): True = kept.
+    Identical to ``sparseflash.kernels.common.dropout_keep``."""
+    c0, c1, c2 = torch.broadcast_tensors(k_pos.long() & _MASK32, q_pos.long() & _MASK32,
+                                         bh.long() & _MASK32)
+    r0 = philox(seed, c0, c1, c2, torch.zeros_like(c0))
+    uniform = (r0 >> 8).to(torch.float32) * (1.0 / 16777216.0)
+    return uniform >= dropout_p
+
+
+# ----------------------------------------------------------------------------- the oracle
+def dense_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor, *,
+                    scale: Optional[float] = None,
+                    key_padding_mask: Optional[torch.Tensor] = None,
+                    dropout_keep: Optional[torch.Tensor] = None, dropout_p: float = 0.0):
+    """Masked softmax attention, materialised.
+
+    q (B, H, N, D); k, v (B, Hkv, Nk, D); mask bool (H or 1, N, Nk), True = may attend;
+    key_padding_mask bool (B, Nk), True = ignore; dropout_keep bool (B, H, N, Nk).
+    Returns (out (B, H, N, D), lse (B, H, N)); rows with no key give 0 and -inf.
+    """
+    group = q.shape[1] // k.shape[1]
+    k = k.repeat_interleave(group, 1)
+    v = v.repeat_interleave(group, 1)
+    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    scores = torch.einsum("bhnd,bhmd->bhnm", q, k) * scale
+    allowed = mask[None].to(q.device)
+    if key_padding_mask is not None:
+        allowed = allowed & ~key_padding_mask[:, None, None, :]
+    scores = scores.masked_fill(~allowed, float("-inf"))
+    lse = torch.logsumexp(scores, dim=-1)
+    probs = torch.exp(scores - lse.masked_fill(lse == float("-inf"), 0)[..., None])
+    probs = probs.masked_fill(~allowed, 0.0)
+    if dropout_keep is not None:
+        probs = probs * dropout_keep / (1.0 - dropout_p)
+    return torch.einsum("bhnm,bhmd->bhnd", probs, v), lse
+
+
+# ----------------------------------------------------------------------------- torch backend
+def _row_lists(layout: Layout) -> List[Tuple[torch.Tensor, torch.Tensor]]:
+    """For each query-block row i: (key blocks (Hl, c) long, codes (Hl, c) long), the full
+    and partial lists merged and padded to the longest head with code -1."""
+    cached = getattr(layout, "_torch_rows", None)
+    if cached is not None:
+        return cached
+    tables = [t.cpu().long() for t in layout.to("cpu").kernel_tables()[:5]]
+    f_off, f_idx, p_off, p_idx, p_code = tables
+    h_l, nq = layout.num_heads, layout.num_q_blocks
+    rows = []
+    for i in range(nq):
+        per_head = []
+        for h in range(h_l):
+            r = h * nq + i
+            idx = torch.cat([f_idx[f_off[r]:f_off[r + 1]], p_idx[p_off[r]:p_off[r + 1]]])
+            code = torch.cat([torch.full((int(f_off[r + 1] - f_off[r]),), _FULL_CODE),
+                              p_code[p_off[r]:p_off[r + 1]]])
+            per_head.append((idx, code))
+        width = max(len(idx) for idx, _ in per_head)
+        idx = torch.zeros(h_l, width, dtype=torch.long)
+        code = torch.full((h_l, width), -1, dtype=torch.long)
+        for h, (ih, ch) in enumerate(per_head):
+            idx[h, :len(ih)], code[h, :len(ch)] = ih, ch
+        rows.append((idx, code))
+    layout._torch_rows = rows
+    return rows
+
+
+class _Blocks:
+    """Key/value tensors viewed as blocks and expanded to query heads, for gathering."""
+
+    def __init__(self, x: torch.Tensor, heads: int, block: int, nk: int):
+        B, h_kv, Nk, D = x.shape
+        x = x.repeat_interleave(heads // h_kv, 1) if heads != h_kv else x
+        pad = nk * block - Nk
+        if pad:
+            x = torch.nn.functional.pad(x, (0, 0, 0, pad))
+        self.blocks = x.reshape(B, heads, nk, block, x.shape[-1])
+
+    def gather(self, idx: torch.Tensor) -> torch.Tensor:
+        """idx (H, c) -> (B, H, c * block, D)."""
+        heads = torch.arange(idx.shape[0], device=idx.device)[:, None]
+        g = self.blocks[:, heads, idx]  # (B, H, c, block, D)
+        return g.reshape(g.shape[0], g.shape[1], -1, g.shape[-1])
+
+
+class _RowContext:
+    """Everything about one query-block row that forward and backward both need."""
+
+    def __init__(self, i, idx, code, q_len, layout, heads, key_padding, device):
+        block, N, Nk = layout.block, layout.seq_len, layout.kv_seq_len
+        if idx.shape[0] != heads:
+            idx, code = idx.expand(heads, -1), code.expand(heads, -1)
+        self.idx, self.q0 = idx.to(device), i * block
+        self.q_pos = torch.arange(self.q0, self.q0 + q_len, device=device)
+        k_pos = (self.idx[..., None] * block + torch.arange(block, device=device)).flatten(1)
+        self.k_pos = k_pos                                   # (H, c*block)
+        code_k = code.to(device).repeat_interleave(block, 1)  # (H, c*block)
+        causal = self.q_pos[None, :, None] >= k_pos[:, None, :]  # (H, bq, c*block)
+        ok = ((code_k == _FULL_CODE) | (code_k == CODE_BOUNDS))[:, None, :] \
+            | ((code_k == CODE_CAUSAL)[:, None, :] & causal) \
+            | ((code_k == CODE_ANTICAUSAL)[:, None, :] & ~causal)
+        ok = ok & (k_pos < Nk)[:, None, :]
+        self.allowed = ok[None]  # (1, H, bq, c*block)
+        if key_padding is not None:
+            pad = key_padding[:, k_pos.clamp(max=Nk - 1)]      # (B, H, c*block)
+            self.allowed = self.allowed & ~pad[:, :, None, :]
+
+    def keep(self, seed, dropout_p, B, heads):
+        bh = torch.arange(B * heads, device=self.k_pos.device).view(B, heads, 1, 1)
+        return dropout_keep_mask(seed, dropout_p, bh, self.q_pos[None, None, :, None],
+                                 self.k_pos[None, :, None, :])
+
+
+def _compute_dtype(dtype: torch.dtype) -> torch.dtype:
+    return torch.float64 if dtype == torch.float64 else torch.float32
+
+
+def block_forward(q, k, v, layout: Layout, scale: float, key_padding=None, seed: int = 0,
+                  dropout_p: float = 0.0):
+    """Torch backend forward. Shapes as in :func:`sparseflash.attention`; returns
+    (out (B, H, N, D) in q's dtype, lse (B, H, N) float32)."""
+    B, H, N, D = q.shape
+    ct = _compute_dtype(q.dtype)
+    block = layout.block
+    K = _Blocks(k.to(ct), H, block, layout.num_kv_blocks)
+    V = _Blocks(v.to(ct), H, block, layout.num_kv_blocks)
+    out = torch.zeros(B, H, N, D, dtype=q.dtype, device=q.device)
+    lse = torch.full((B, H, N), float("-inf"), dtype=torch.float32, device=q.device)
+    for i, (idx, code) in enumerate(_row_lists(layout)):
+        if idx.shape[1] == 0:
+            continue
+        q_i = q[:, :, i * block:(i + 1) * block].to(ct)
+        row = _RowContext(i, idx, code, q_i.shape[2], layout, H, key_padding, q.device)
+        s = torch.einsum("bhnd,bhmd->bhnm", q_i, K.gather(row.idx)) * scale
+        s = s.masked_fill(~row.allowed, float("-inf"))
+        m = torch.logsumexp(s, dim=-1)
+        p = torch.exp(s - m.masked_fill(m == float("-inf"), 0)[..., None])
+        if dropout_p > 0:
+            p = p * row.keep(seed, dropout_p, B, H) / (1.0 - dropout_p)
+        out[:, :, i * block:(i + 1) * block] = torch.einsum(
+            "bhnm,bhmd->bhnd", p, V.gather(row.idx)).to(q.dtype)
+        lse[:, :, i * block:(i + 1) * block] = m.float()
+    return out, lse
+
+
+def block_backward(do, q, k, v, o, lse, layout: Layout, scale: float, key_padding=None,
+                   seed: int = 0, dropout_p: float = 0.0):
+    """Torch backend backward: recomputes each row's P from ``lse``. Returns (dq, dk, dv)."""
+    B, H, N, D = q.shape
+    H_kv, Nk = k.shape[1], k.shape[2]
+    ct = _compute_dtype(q.dtype)
+    block, nk = layout.block, layout.num_kv_blocks
+    K = _Blocks(k.to(ct), H, block, nk)
+    V = _Blocks(v.to(ct), H, block, nk)
+    delta = (do.to(ct) * o.to(ct)).sum(-1)
+    dq = torch.zeros(B, H, N, D, dtype=ct, device=q.device)
+    dk_blocks = torch.zeros(B, H * nk, block, D, dtype=ct, device=q.device)
+    dv_blocks = torch.zeros_like(dk_blocks)
+    head_offset = (torch.arange(H, device=q.device) * nk)[:, None]
+    for i, (idx, code) in enumerate(_row_lists(layout)):
+        if idx.shape[1] == 0:
+            continue
+        rows = slice(i * block, (i + 1) * block)
+        q_i, do_i = q[:, :, rows].to(ct), do[:, :, rows].to(ct)
+        row = _RowContext(i, idx, code, q_i.shape[2], layout, H, key_padding, q.device)
+        k_sel, v_sel = K.gather(row.idx), V.gather(row.idx)
+        s = torch.einsum("bhnd,bhmd->bhnm", q_i, k_sel) * scale
+        lse_i = lse[:, :, rows].to(ct)
+        lse_i = lse_i.masked_fill(lse_i == float("-inf"), float("inf"))
+        p = torch.exp(s - lse_i[..., None]).masked_fill(~row.allowed, 0.0)
+        dp = torch.einsum("bhnd,bhmd->bhnm", do_i, v_sel)
+        if dropout_p > 0:
+            keep = row.keep(seed, dropout_p, B, H) / (1.0 - dropout_p)
+            p_drop, dp = p * keep, dp * keep
+        else:
+            p_drop = p
+        ds = p * (dp - delta[:, :, rows, None])
+        dq[:, :, rows] = torch.einsum("bhnm,bhmd->bhnd", ds, k_sel) * scale
+        flat = (row.idx + head_offset).flatten()  # (H*c,) block slots in dk_blocks
+        c = row.idx.shape[1]
+        dv_new = torch.einsum("bhnm,bhnd->bhmd", p_drop, do_i).reshape(B, H * c, block, D)
+        dk_new = torch.einsum("bhnm,bhnd->bhmd", ds, q_i).reshape(B, H * c, block, D) * scale
+        dv_blocks.index_add_(1, flat, dv_new)
+        dk_blocks.index_add_(1, flat, dk_new)
+
+    def fold(blocks):  # (B, H*nk, block, D) -> (B, H_kv, Nk, D), summing each GQA group
+        x = blocks.view(B, H, nk * block, D)[:, :, :Nk]
+        return x.view(B, H_kv, H // H_kv, Nk, D).sum(2)
+    return dq.to(q.dtype), fold(dk_blocks).to(k.dtype), fold(dv_blocks).to(v.dtype)
