@@ -15,14 +15,14 @@ keep-mask from the Philox seed. ``delta = rowsum(dO * O)`` is computed before th
 import triton
 import triton.language as tl
 
-from .common import LOG2E, dropout_keep, tile_mask
+from .common import LOG2E, dropout_keep, mma, tile_mask
 
 
 @triton.jit
 def _probabilities(q, k, offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, lse2, qk_scale,
                    PARTIAL: tl.constexpr, HAS_PADDING: tl.constexpr, PRECISION: tl.constexpr):
     """P (BLOCK_M, BLOCK_N) in float32, recomputed; k is the transposed tile (D, BLOCK_N)."""
-    s = tl.dot(q, k, input_precision=PRECISION) * qk_scale
+    s = mma(q, k, PRECISION) * qk_scale
     p = tl.math.exp2(s - lse2[:, None])
     if PARTIAL or HAS_PADDING:
         keep = tile_mask(offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, PARTIAL, HAS_PADDING)
@@ -49,7 +49,7 @@ def _dkdv_tile(dk, dv, k_t, v_t, Q, DO, LSE, DELTA, start_m, offs_n, offs_d, cod
     delta = tl.load(DELTA + offs_m, mask=m_ok, other=0.0)
     p = _probabilities(q, k_t, offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, lse2, qk_scale,
                        PARTIAL, HAS_PADDING, PRECISION)
-    dp = tl.dot(do, v_t, input_precision=PRECISION)
+    dp = mma(do, v_t, PRECISION)
     if HAS_DROPOUT:
         keep = dropout_keep(seed, bh, offs_m, offs_n, dropout_p)
         scale_keep = 1.0 / (1.0 - dropout_p)
@@ -57,9 +57,9 @@ def _dkdv_tile(dk, dv, k_t, v_t, Q, DO, LSE, DELTA, start_m, offs_n, offs_d, cod
         dp = tl.where(keep, dp * scale_keep, 0.0)
     else:
         p_drop = p
-    dv += tl.dot(tl.trans(p_drop.to(do.dtype)), do, input_precision=PRECISION)
+    dv += mma(tl.trans(p_drop.to(do.dtype)), do, PRECISION)
     ds = p * (dp - delta[:, None])
-    dk += tl.dot(tl.trans(ds.to(q.dtype)), q, input_precision=PRECISION)
+    dk += mma(tl.trans(ds.to(q.dtype)), q, PRECISION)
     return dk, dv
 
 
@@ -158,12 +158,12 @@ def _dq_tile(dq, q, do, lse2, delta, K, V, start_n, offs_m, offs_d, code, b, bh,
                   mask=d_ok[:, None] & kv_ok[None, :], other=0.0)
     p = _probabilities(q, k_t, offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, lse2, qk_scale,
                        PARTIAL, HAS_PADDING, PRECISION)
-    dp = tl.dot(do, v_t, input_precision=PRECISION)
+    dp = mma(do, v_t, PRECISION)
     if HAS_DROPOUT:
         keep = dropout_keep(seed, bh, offs_m, offs_n, dropout_p)
         dp = tl.where(keep, dp * (1.0 / (1.0 - dropout_p)), 0.0)
     ds = p * (dp - delta[:, None])
-    dq += tl.dot(ds.to(k_t.dtype), tl.trans(k_t), input_precision=PRECISION)
+    dq += mma(ds.to(k_t.dtype), tl.trans(k_t), PRECISION)
     return dq
 
 

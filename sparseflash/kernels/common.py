@@ -65,3 +65,14 @@ def keep_mask(seed: int, dropout_p: float, bh: int, N: int, Nk: int, device) -> 
     grid = (triton.cdiv(N, 16), triton.cdiv(Nk, 16))
     _keep_mask_kernel[grid](out, seed, dropout_p, bh, N, Nk, BLOCK_M=16, BLOCK_N=16)
     return out.bool()
+
+
+@triton.jit
+def mma(a, b, PRECISION: tl.constexpr):
+    """``tl.dot`` with the precision chosen by the launcher. ``"upcast"`` is for bfloat16
+    under the Triton interpreter, whose dot misreads bfloat16 operands: it multiplies in
+    float32 the same bfloat16 values a GPU would."""
+    if PRECISION == "upcast":
+        return tl.dot(a.to(tl.float32), b.to(tl.float32), input_precision="ieee")
+    else:
+        return tl.dot(a, b, input_precision=PRECISION)

@@ -9,7 +9,7 @@ in float32 with exp2 and the scale folded in; the program writes O and the log-s
 import triton
 import triton.language as tl
 
-from .common import LN2, LOG2E, dropout_keep, tile_mask
+from .common import LN2, LOG2E, dropout_keep, mma, tile_mask
 
 
 @triton.jit
@@ -33,7 +33,7 @@ def _attend_tile(acc, l_i, m_i, q, K, V, start_n, offs_m, offs_d, code, b, bh,
                     mask=d_ok[:, None], other=0.0)
         v = tl.load(V + offs_n[:, None] * stride_vn + offs_d[None, :] * stride_vd,
                     mask=d_ok[None, :], other=0.0)
-    s = tl.dot(q, k, input_precision=PRECISION) * qk_scale
+    s = mma(q, k, PRECISION) * qk_scale
     if PARTIAL or HAS_PADDING:
         keep = tile_mask(offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, PARTIAL, HAS_PADDING)
         s = tl.where(keep, s, float("-inf"))
@@ -46,7 +46,7 @@ def _attend_tile(acc, l_i, m_i, q, K, V, start_n, offs_m, offs_d, code, b, bh,
     if HAS_DROPOUT:
         keep_drop = dropout_keep(seed, bh, offs_m, offs_n, dropout_p)
         p = tl.where(keep_drop, p * (1.0 / (1.0 - dropout_p)), 0.0)
-    acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v, input_precision=PRECISION)
+    acc = acc * alpha[:, None] + mma(p.to(v.dtype), v, PRECISION)
     return acc, l_i, m_new
 
 

@@ -44,13 +44,14 @@ def _candidate_configs(kind: str):
 
 def _prune(configs, named_args, **kwargs):
     """Tiles must divide the layout block; large head dims need smaller tiles to fit in
-    shared memory. Under the interpreter keep only the largest fitting tile."""
+    shared memory. Under the interpreter, or with SPARSEFLASH_NO_AUTOTUNE=1 (quick starts,
+    sanitizer runs), keep only the first fitting tile."""
     args = {**named_args, **kwargs}
     layout_block, block_d = args["LAYOUT_BLOCK"], args["BLOCK_D"]
     fitting = [c for c in configs
                if c.kwargs["BLOCK_M"] <= layout_block and c.kwargs["BLOCK_N"] <= layout_block
                and (block_d <= 128 or (c.kwargs["BLOCK_M"] <= 64 and c.kwargs["BLOCK_N"] <= 64))]
-    if interpreting():
+    if interpreting() or os.environ.get("SPARSEFLASH_NO_AUTOTUNE", "0") == "1":
         return fitting[:1]
     return fitting
 
@@ -79,7 +80,11 @@ class LayoutMeta:
 
 def _precision(dtype: torch.dtype) -> str:
     # float32 inputs get true float32 products (like torch.matmul's default), not tf32.
-    return "ieee" if dtype == torch.float32 else "tf32"
+    if dtype == torch.float32:
+        return "ieee"
+    if dtype == torch.bfloat16 and interpreting():
+        return "upcast"  # see kernels.common.mma
+    return "tf32"
 
 
 def _padding_args(key_padding: Optional[torch.Tensor], kv_active: Optional[torch.Tensor],

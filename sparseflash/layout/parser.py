@@ -10,9 +10,9 @@ Grammar (loosest binding first)::
     atom       := '(' union ')' | NAME ['(' [argument (',' argument)*] ')']
     argument   := [NAME '='] (union | expr)      # patterns only where the primitive takes them
     expr       := term (('+' | '-') term)*        # integer arithmetic in n
-    term       := power (('*' | '/') power)*
-    power      := signed ['^' power]
-    signed     := '-' signed | value
+    term       := signed (('*' | '/') signed)*
+    signed     := '-' signed | power             # -2^2 = -(2^2), as in mathematics
+    power      := value ['^' signed]             # right-associative: 2^3^2 = 2^(3^2)
     value      := NUMBER | 'n' | FUNC '(' expr (',' expr)* ')' | '(' expr ')'
 
 Arithmetic is built straight into sympy objects: user text never reaches ``eval`` or
@@ -189,10 +189,10 @@ class _Parser:
         return value
 
     def term(self) -> sympy.Expr:
-        value = self.power()
+        value = self.signed()
         while self.tok.kind in ("*", "/"):
             op_tok = self.advance()
-            right = self.power()
+            right = self.signed()
             if op_tok.kind == "/":
                 if right == 0:
                     raise self.error("division by zero", (op_tok.start, self.tokens[self.pos - 1].end))
@@ -202,17 +202,17 @@ class _Parser:
         return value
 
     def power(self) -> sympy.Expr:
-        base = self.signed()
+        base = self.value()
         if self.tok.kind == "^":
             self.advance()
-            return base ** self.power()
+            return base ** self.signed()
         return base
 
     def signed(self) -> sympy.Expr:
         if self.tok.kind == "-":
             self.advance()
             return -self.signed()
-        return self.value()
+        return self.power()
 
     def value(self) -> sympy.Expr:
         tok = self.tok

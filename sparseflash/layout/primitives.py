@@ -36,6 +36,7 @@ class Param:
     default: Optional[int] = None  # None: required
     minimum: int = 0               # smallest allowed value (1 for counts that must be positive)
     optional: bool = False         # may be omitted with no default (e.g. butterfly's f)
+    maximum: Optional[int] = None  # largest allowed value (random's seed: 64 bits)
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,13 @@ def _mod(a: torch.Tensor, s: int) -> torch.Tensor:
     return torch.remainder(a, s)
 
 
+def _cap(value: int, nq: int, nk: int) -> int:
+    """Clip a size argument to the grid. Arguments are arbitrary-precision integers
+    (``local(10^30)`` is legal); every primitive below means the same for any value at
+    least ``max(nq, nk)``, and clipping keeps the tensor arithmetic in int64."""
+    return min(value, max(nq, nk, 1))
+
+
 # ---------------------------------------------------------------------------------------------
 @register("dense", summary="always", doc="Every block is on: ordinary dense attention.")
 def _dense():
@@ -106,11 +114,11 @@ def _none():
               "BigBird).")
 def _local():
     def enum(nq, nk, w):
-        w = min(w, max(nq, nk))
+        w = _cap(w, nq, nk)
         return _grid_keys(_rows(nq), _rows(nq) + torch.arange(-w, w + 1)[None, :], nk)
 
     def contains(i, j, nq, nk, w):
-        return (i - j).abs() <= w
+        return (i - j).abs() <= _cap(w, nq, nk)
     return enum, contains
 
 
@@ -119,12 +127,13 @@ def _local():
               "Child et al. 2019).")
 def _strided():
     def enum(nq, nk, s):
+        s = _cap(s, nq, nk)  # |i - j| < max(nq, nk): beyond that only i == j is on
         i = _rows(nq)
         t = torch.arange((nk + s - 1) // s + 1)[None, :]
         return _grid_keys(i, _mod(i, s) + s * t, nk)
 
     def contains(i, j, nq, nk, s):
-        return _mod(i - j, s) == 0
+        return _mod(i - j, _cap(s, nq, nk)) == 0
     return enum, contains
 
 
@@ -133,10 +142,13 @@ def _strided():
           doc="A band of 2w+1 blocks spaced d apart (dilated sliding window, Longformer).")
 def _dilated():
     def enum(nq, nk, w, d):
+        d = _cap(d, nq, nk)
         w = min(w, max(nq, nk) // d + 1)
         return _grid_keys(_rows(nq), _rows(nq) + d * torch.arange(-w, w + 1)[None, :], nk)
 
     def contains(i, j, nq, nk, w, d):
+        d = _cap(d, nq, nk)
+        w = _cap(w, nq, nk)  # w * d >= max(nq, nk) > |i - j| either way
         return ((i - j).abs() <= w * d) & (_mod(i - j, d) == 0)
     return enum, contains
 
@@ -145,10 +157,12 @@ def _dilated():
           doc="Block-diagonal chunks of s blocks: attention within non-overlapping chunks.")
 def _chunk():
     def enum(nq, nk, s):
+        s = _cap(s, nq, nk)  # one chunk covers the grid
         i = _rows(nq)
         return _grid_keys(i, (i // s) * s + torch.arange(min(s, nk))[None, :], nk)
 
     def contains(i, j, nq, nk, s):
+        s = _cap(s, nq, nk)
         return (i // s) == (j // s)
     return enum, contains
 
@@ -159,6 +173,9 @@ def _chunk():
               "last c blocks of every chunk seen by all rows (c <= l).")
 def _fixed():
     def enum(nq, nk, l, c):
+        # l >= max(nq, nk): one chunk covers the grid, so the pattern is dense whatever c.
+        l = _cap(l, nq, nk)
+        c = min(c, l)
         i = _rows(nq)
         chunk = _grid_keys(i, (i // l) * l + torch.arange(min(l, nk))[None, :], nk)
         cols = torch.arange(nk)
@@ -167,6 +184,8 @@ def _fixed():
         return torch.unique(torch.cat([chunk, summary]))
 
     def contains(i, j, nq, nk, l, c):
+        l = _cap(l, nq, nk)
+        c = min(c, l)
         return ((i // l) == (j // l)) | (_mod(j, l) >= l - c)
     return enum, contains
 
@@ -176,11 +195,13 @@ def _fixed():
               "(global tokens of Longformer / BigBird, ETC).")
 def _global():
     def enum(nq, nk, g):
+        g = _cap(g, nq, nk)
         rows = _grid_keys(torch.arange(min(g, nq))[:, None], torch.arange(nk)[None, :], nk)
         cols = _grid_keys(_rows(nq), torch.arange(min(g, nk))[None, :], nk)
         return torch.unique(torch.cat([rows, cols]))
 
     def contains(i, j, nq, nk, g):
+        g = _cap(g, nq, nk)
         return (i < g) | (j < g)
     return enum, contains
 
@@ -207,7 +228,7 @@ def _butterfly():
     return enum, contains
 
 
-@register("random", (Param("r"), Param("seed", default=0)),
+@register("random", (Param("r"), Param("seed", default=0, maximum=2**64 - 1)),
           summary="min(r, n) distinct random key blocks per query row",
           doc="Exactly min(r, n) distinct key blocks per query row, drawn on the CPU with a "
               "torch.Generator seeded by `seed`: the same on every device and process "
@@ -300,6 +321,9 @@ def check_value(call, param: Param, number, value, error) -> int:
         raise error(f"argument '{param.name}' of '{call.name}' must be {need} integer, "
                     f"got {rounded}" + (f" (= {value})" if not value.is_Integer else ""),
                     number.span)
+    if param.maximum is not None and rounded > param.maximum:
+        raise error(f"argument '{param.name}' of '{call.name}' must be at most "
+                    f"{param.maximum}, got {rounded}", number.span)
     return rounded
 
 

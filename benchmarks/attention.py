@@ -1,0 +1,167 @@
+"""Attention speed and memory: sparseflash against SDPA and FlexAttention on one GPU.
+
+    python -m benchmarks.attention --seq-lens 16384 --head-dims 64 128 --dtypes bfloat16 \\
+        --patterns dense "local(3)" butterfly "local(1) | global(1) | random(2)" \\
+        --modes fwd fwd+bwd
+
+Every method's output is first checked against SDPA (dense/causal) or against a masked
+reference on a short prefix, then timed with ``triton.testing.do_bench`` (median). Effective
+TFLOP/s = 4 * B * H * N^2 * D * density / time (x 3.5 for fwd+bwd; x 2.5 for bwd), density
+being the fraction of blocks on. Rows go to ``benchmarks/results/<gpu>-attention.json``
+(appended per run, with the command, GPU, versions) and a markdown table is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+import sparseflash
+from benchmarks.peers import METHODS
+
+RESULTS = Path(__file__).parent / "results"
+DENSE_ONLY = {"sdpa-cudnn", "sdpa-flash"}  # they can only do dense or causal
+
+
+def _flops(layout, B, H, N, Nk, D, mode):
+    fwd = 4.0 * B * H * N * Nk * D * layout.density
+    return fwd * {"fwd": 1.0, "bwd": 2.5, "fwd+bwd": 3.5}[mode]
+
+
+def _check(out, reference, name, tol):
+    err = (out.float() - reference.float()).abs().max().item()
+    if not (err <= tol):
+        raise RuntimeError(f"{name}: max error {err:.3g} against the reference exceeds {tol}")
+    return err
+
+
+def _time(fn, mode, inputs):
+    from triton.testing import do_bench
+    if mode == "fwd":
+        return do_bench(fn, warmup=25, rep=100, return_mode="median")
+    out = fn()
+    grad = torch.randn_like(out)
+    if mode == "fwd+bwd":
+        def step():
+            o = fn()
+            torch.autograd.grad(o, inputs, grad)
+        return do_bench(step, warmup=25, rep=100, return_mode="median")
+    return do_bench(lambda: torch.autograd.grad(out, inputs, grad, retain_graph=True),
+                    warmup=25, rep=100, return_mode="median")
+
+
+def run(args) -> list:
+    device = torch.device("cuda")
+    rows = []
+    gpu = torch.cuda.get_device_name()
+    for dtype_name in args.dtypes:
+        dtype = getattr(torch, dtype_name)
+        for D in args.head_dims:
+            for N in args.seq_lens:
+                B = max(1, args.tokens // N)
+                H = args.heads
+                gen = torch.Generator(device=device).manual_seed(0)
+                q, k, v = (torch.randn(B, H, N, D, device=device, dtype=dtype, generator=gen)
+                           .requires_grad_() for _ in range(3))
+                for pattern in args.patterns:
+                    layout = sparseflash.compile_layout(pattern, N, block=args.block,
+                                                        num_heads=H, device=device)
+                    causal = pattern.strip() == "causal"
+                    reference = None
+                    if pattern.strip() in ("dense", "causal"):
+                        reference = torch.nn.functional.scaled_dot_product_attention(
+                            q, k, v, is_causal=causal)
+                    for method in args.methods:
+                        if method in DENSE_ONLY and pattern.strip() not in ("dense", "causal"):
+                            continue
+                        if method == "naive" and N > 8192:
+                            continue
+                        try:
+                            fn = METHODS[method](q, k, v, layout, is_causal=causal)
+                            out = fn()
+                            if reference is None:
+                                reference = METHODS["naive"](q, k, v, layout)() if N <= 8192 \
+                                    else METHODS["sparseflash"](q, k, v, layout)()
+                            err = _check(out, reference, method, 2e-2 if dtype != torch.float32 else 1e-3)
+                            del out
+                        except Exception as exc:  # a peer that cannot run is reported, not fatal
+                            print(f"  {method} on {pattern!r} N={N} D={D}: {type(exc).__name__}: "
+                                  f"{str(exc).splitlines()[0][:200]}", file=sys.stderr)
+                            continue
+                        for mode in args.modes:
+                            torch.cuda.reset_peak_memory_stats()
+                            base = torch.cuda.memory_allocated()
+                            ms = _time(fn, mode, (q, k, v))
+                            peak = (torch.cuda.max_memory_allocated() - base) / 2**20
+                            tflops = _flops(layout, B, H, N, N, D, mode) / (ms * 1e-3) / 1e12
+                            row = dict(method=method, pattern=pattern, density=layout.density,
+                                       N=N, B=B, H=H, D=D, dtype=dtype_name, mode=mode, ms=ms,
+                                       tflops=tflops, peak_mb=peak, max_err=err, gpu=gpu)
+                            rows.append(row)
+                            print(f"{method:12s} {pattern:34s} N={N:6d} D={D:3d} {mode:7s} "
+                                  f"{ms:8.3f} ms {tflops:7.1f} TFLOP/s peak {peak:8.1f} MB "
+                                  f"err {err:.1e}", flush=True)
+                del q, k, v
+    return rows
+
+
+def table(rows) -> str:
+    """Markdown: one line per (pattern, N, D, dtype, mode), TFLOP/s per method and the
+    sparseflash/flex ratio."""
+    methods = sorted({r["method"] for r in rows})
+    keys = sorted({(r["pattern"], r["N"], r["D"], r["dtype"], r["mode"]) for r in rows},
+                  key=lambda k: (k[3], k[2], k[4], k[1], k[0]))
+    head = "| pattern | N | D | dtype | mode | density | " + " | ".join(methods) + " | sf / flex |"
+    lines = [head, "|" + "---|" * (6 + len(methods) + 1)]
+    for key in keys:
+        sel = {r["method"]: r for r in rows
+               if (r["pattern"], r["N"], r["D"], r["dtype"], r["mode"]) == key}
+        density = next(iter(sel.values()))["density"]
+        cells = [f"{sel[m]['tflops']:.0f}" if m in sel else "" for m in methods]
+        ratio = (f"{sel['sparseflash']['tflops'] / sel['flex']['tflops']:.2f}x"
+                 if "sparseflash" in sel and "flex" in sel else "")
+        lines.append(f"| `{key[0]}` | {key[1]} | {key[2]} | {key[3]} | {key[4]} | "
+                     f"{density:.1%} | " + " | ".join(cells) + f" | {ratio} |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--seq-lens", type=int, nargs="+", default=[16384])
+    p.add_argument("--head-dims", type=int, nargs="+", default=[64, 128])
+    p.add_argument("--dtypes", nargs="+", default=["bfloat16"])
+    p.add_argument("--patterns", nargs="+",
+                   default=["dense", "local(3)", "butterfly", "local(1) | global(1) | random(2)"])
+    p.add_argument("--methods", nargs="+", default=["sparseflash", "flex", "sdpa-cudnn", "sdpa-flash"])
+    p.add_argument("--modes", nargs="+", default=["fwd", "fwd+bwd"])
+    p.add_argument("--tokens", type=int, default=16384, help="B * N")
+    p.add_argument("--heads", type=int, default=16)
+    p.add_argument("--block", type=int, default=128)
+    p.add_argument("--out", default=None, help="JSON path (default results/<gpu>-attention.json)")
+    args = p.parse_args(argv)
+    if not torch.cuda.is_available():
+        sys.exit("this benchmark needs a CUDA GPU")
+    started = time.time()
+    rows = run(args)
+    gpu = torch.cuda.get_device_name().replace(" ", "-")
+    out = Path(args.out) if args.out else RESULTS / f"{gpu}-attention.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    record = dict(command="python -m benchmarks.attention " + " ".join(
+        f"'{a}'" if " " in a else a for a in (argv or sys.argv[1:])),
+        gpu=torch.cuda.get_device_name(), torch=torch.__version__,
+        triton=__import__("triton").__version__, python=platform.python_version(),
+        seconds=round(time.time() - started, 1), rows=rows)
+    previous = json.loads(out.read_text()) if out.exists() else []
+    out.write_text(json.dumps(previous + [record], indent=1))
+    print(table(rows))
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

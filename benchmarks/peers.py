@@ -1,0 +1,90 @@
+"""The methods the attention benchmark compares, each as ``build(q, k, v, layout) ->
+callable`` running the forward (and returning the output tensor).
+
+* ``sparseflash``: this library's Triton kernels.
+* ``sdpa-cudnn`` / ``sdpa-flash`` / ``sdpa-efficient``: PyTorch SDPA backends (dense or
+  causal only: they cannot skip blocks).
+* ``flex``: PyTorch FlexAttention with the identical block mask, compiled.
+* ``naive``: materialised masked softmax in PyTorch (small N only).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import torch
+import torch.nn.functional as F
+
+import sparseflash
+from sparseflash.layout import Layout
+
+
+def sparseflash_method(q, k, v, layout: Layout, **kw) -> Callable:
+    return lambda: sparseflash.attention(q, k, v, layout, backend="triton", **kw)
+
+
+def sdpa_method(backend_name: str):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    backend = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION,
+               "efficient": SDPBackend.EFFICIENT_ATTENTION}[backend_name]
+
+    def build(q, k, v, layout: Layout, is_causal: bool = False, **kw) -> Callable:
+        def run():
+            with sdpa_kernel(backend):
+                return F.scaled_dot_product_attention(q, k, v, is_causal=is_causal)
+        return run
+    return build
+
+
+def flex_block_mask(layout: Layout, batch: Optional[int] = None):
+    """A FlexAttention BlockMask with exactly the layout's blocks: full blocks as full,
+    partial blocks evaluated with a mask_mod that reads the layout's block codes."""
+    from torch.nn.attention.flex_attention import create_block_mask
+    codes = layout.block_codes().to(layout.device).to(torch.int32)  # (H, nq, nk)
+    block, nk_tokens = layout.block, layout.kv_seq_len
+    per_head = layout.num_heads > 1
+
+    def mask_mod(b, h, q_idx, kv_idx):
+        c = codes[h if per_head else 0, q_idx // block, kv_idx // block]
+        return ((c == 3) | ((c == 0) & (kv_idx < nk_tokens)) | ((c == 1) & (q_idx >= kv_idx))
+                | ((c == 2) & (q_idx < kv_idx)))
+    return create_block_mask(mask_mod, B=None, H=layout.num_heads if per_head else None,
+                             Q_LEN=layout.seq_len, KV_LEN=layout.kv_seq_len,
+                             device=layout.device, BLOCK_SIZE=block)
+
+
+_compiled_flex = None
+
+
+def flex_method(q, k, v, layout: Layout, **kw) -> Callable:
+    global _compiled_flex
+    import torch._dynamo
+    from torch.nn.attention.flex_attention import flex_attention
+    # With the default limit dynamo silently falls back to an unfused path after 8 shapes.
+    torch._dynamo.config.cache_size_limit = 1000
+    if _compiled_flex is None:
+        _compiled_flex = torch.compile(flex_attention, dynamic=False)
+    block_mask = flex_block_mask(layout)
+    gqa = q.shape[1] != k.shape[1]
+    return lambda: _compiled_flex(q, k, v, block_mask=block_mask, enable_gqa=gqa)
+
+
+def naive_method(q, k, v, layout: Layout, **kw) -> Callable:
+    mask = layout.to_dense()
+    group = q.shape[1] // k.shape[1]
+
+    def run():
+        kk, vv = k.repeat_interleave(group, 1), v.repeat_interleave(group, 1)
+        s = (q @ kk.transpose(-1, -2)) * q.shape[-1] ** -0.5
+        s = s.masked_fill(~mask, float("-inf")).float().softmax(-1).to(q.dtype)
+        return s.nan_to_num(0.0) @ vv
+    return run
+
+
+METHODS = {
+    "sparseflash": sparseflash_method,
+    "flex": flex_method,
+    "sdpa-cudnn": sdpa_method("cudnn"),
+    "sdpa-flash": sdpa_method("flash"),
+    "naive": naive_method,
+}
