@@ -17,7 +17,6 @@ import torch
 import triton
 
 from .backward import attention_dkdv_kernel, attention_dq_kernel
-from .common import LOG2E
 from .forward import attention_forward_kernel
 
 
@@ -55,6 +54,8 @@ def _prune(configs, named_args, **kwargs):
         return fitting[:1]
     return fitting
 
+
+LOG2E = 1.4426950408889634  # scores are scaled by scale * log2(e) for exp2
 
 _KEY = ["BLOCK_D", "LAYOUT_BLOCK", "HAS_PADDING", "HAS_DROPOUT", "PRECISION"]
 
