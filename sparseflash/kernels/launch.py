@@ -31,25 +31,40 @@ def _candidate_configs(kind: str):
                 for t in (64, 32, 16)]
     shapes = {
         "fwd": [(128, 64, 4, 3), (128, 64, 8, 3), (128, 128, 8, 3), (128, 32, 4, 3),
-                (64, 64, 4, 3), (64, 32, 4, 4), (32, 32, 4, 2), (16, 16, 4, 2)],
+                (64, 64, 4, 3), (64, 64, 4, 2), (64, 32, 4, 2), (32, 32, 4, 2), (16, 16, 4, 2)],
         "dkdv": [(64, 128, 8, 3), (32, 128, 4, 3), (64, 64, 4, 3), (32, 64, 4, 3),
-                 (32, 32, 4, 2), (16, 16, 4, 2)],
+                 (64, 64, 4, 2), (32, 64, 4, 2), (32, 32, 4, 2), (16, 16, 4, 2)],
         "dq": [(128, 64, 8, 3), (64, 64, 4, 3), (128, 32, 4, 3), (64, 32, 4, 3),
-               (32, 32, 4, 2), (16, 16, 4, 2)],
+               (64, 64, 4, 2), (64, 32, 4, 2), (32, 32, 4, 2), (16, 16, 4, 2)],
     }[kind]
     return [triton.Config({"BLOCK_M": m, "BLOCK_N": n}, num_warps=w, num_stages=s)
             for m, n, w, s in shapes]
 
 
-def _prune(configs, named_args, **kwargs):
-    """Tiles must divide the layout block; large head dims need smaller tiles to fit in
-    shared memory. Under the interpreter, or with SPARSEFLASH_NO_AUTOTUNE=1 (quick starts,
-    sanitizer runs), keep only the first fitting tile."""
+#: Shared memory a config may plan for (H100/H200 allow 227 KB per block; Triton needs
+#: some beyond the tiles for layout conversions).
+_SMEM_BUDGET = 160 * 1024
+
+
+def _smem_estimate(kind: str, cfg, block_d: int, elem: int = 2) -> int:
+    """Bytes of the tiles a program keeps resident plus those its pipeline stages stream."""
+    m, n, stages = cfg.kwargs["BLOCK_M"], cfg.kwargs["BLOCK_N"], cfg.num_stages
+    if kind == "dkdv":   # k, v resident; q, dO streamed
+        return (2 * n * block_d + stages * 2 * m * block_d) * elem
+    if kind == "dq":     # q, dO resident; k, v streamed
+        return (2 * m * block_d + stages * 2 * n * block_d) * elem
+    return (m * block_d + stages * 2 * n * block_d) * elem  # fwd: q resident; k, v streamed
+
+
+def _prune(kind: str, configs, named_args, **kwargs):
+    """Tiles must divide the layout block, and their buffers must fit in shared memory.
+    Under the interpreter, or with SPARSEFLASH_NO_AUTOTUNE=1 (quick starts, sanitizer
+    runs), keep only the first fitting tile."""
     args = {**named_args, **kwargs}
     layout_block, block_d = args["LAYOUT_BLOCK"], args["BLOCK_D"]
     fitting = [c for c in configs
                if c.kwargs["BLOCK_M"] <= layout_block and c.kwargs["BLOCK_N"] <= layout_block
-               and (block_d <= 128 or (c.kwargs["BLOCK_M"] <= 64 and c.kwargs["BLOCK_N"] <= 64))]
+               and (interpreting() or _smem_estimate(kind, c, block_d) <= _SMEM_BUDGET)]
     if interpreting() or os.environ.get("SPARSEFLASH_NO_AUTOTUNE", "0") == "1":
         return fitting[:1]
     return fitting
@@ -61,8 +76,10 @@ _KEY = ["BLOCK_D", "LAYOUT_BLOCK", "HAS_PADDING", "HAS_DROPOUT", "PRECISION"]
 
 
 def _autotuned(kernel, kind):
+    def prune(configs, named_args, **kwargs):
+        return _prune(kind, configs, named_args, **kwargs)
     return triton.autotune(configs=_candidate_configs(kind), key=_KEY,
-                           prune_configs_by={"early_config_prune": _prune})(kernel)
+                           prune_configs_by={"early_config_prune": prune})(kernel)
 
 
 _forward = _autotuned(attention_forward_kernel, "fwd")

@@ -64,20 +64,22 @@ class _CausalSet(BlockSet):
         return j < i if self.strict else j <= i
 
 
-def _per_head_calls(node: ast.Node, out: List[ast.Call]) -> List[ast.Call]:
-    """Every ``per_head`` call in the tree (presets included), in a fixed walk order."""
+def _per_head_calls(node: ast.Node, owner: ast.Pattern,
+                    out: List[Tuple[ast.Call, ast.Pattern]]) -> List[Tuple[ast.Call, ast.Pattern]]:
+    """Every ``per_head`` call in the tree (presets included), in a fixed walk order, with
+    the pattern (user text or preset file) its span refers to."""
     if isinstance(node, ast.Call):
         if node.name == "per_head":
-            out.append(node)
+            out.append((node, owner))
             for arg in node.args:
-                _per_head_calls(arg, out)
+                _per_head_calls(arg, owner, out)
     elif isinstance(node, ast.Preset):
-        _per_head_calls(node.body.root, out)
+        _per_head_calls(node.body.root, node.body, out)
     elif isinstance(node, ast.BinaryOp):
-        _per_head_calls(node.left, out)
-        _per_head_calls(node.right, out)
+        _per_head_calls(node.left, owner, out)
+        _per_head_calls(node.right, owner, out)
     elif isinstance(node, ast.Complement):
-        _per_head_calls(node.operand, out)
+        _per_head_calls(node.operand, owner, out)
     return out
 
 
@@ -129,27 +131,28 @@ class _Evaluator:
 
 def _evaluate_heads(pattern: ast.Pattern, nq: int, nk: int,
                     num_heads: Optional[int]) -> List[Channels]:
-    calls = _per_head_calls(pattern.root, [])
+    calls = _per_head_calls(pattern.root, pattern, [])
     if not calls:
         return [_Evaluator(pattern, nq, nk, 0).run()]
     if num_heads is None:
-        first = calls[0]
+        first, owner = calls[0]
         raise LayoutError("'per_head' needs the number of heads: pass num_heads=... to "
                           "compile_layout (or use the pattern through a module that knows it)",
-                          pattern.text, first.name_span)
+                          owner.text, first.name_span, source=owner.source or None)
     # Heads whose per_head choices agree get the same sets: evaluate each choice once.
     memo: Dict[Tuple[int, ...], Channels] = {}
     heads = []
     for h in range(num_heads):
-        choice = tuple(h % len(c.args) for c in calls)
+        choice = tuple(h % len(c.args) for c, _ in calls)
         if choice not in memo:
             memo[choice] = _Evaluator(pattern, nq, nk, h).run()
         heads.append(memo[choice])
     return heads
 
 
-def _classify(channels: Channels, nq: int, nk: int, ragged_kv: bool):
+def _classify(channels: Channels, nq: int, nk: int, kv_seq_len: int, block: int):
     """-> (full keys, partial keys, partial codes) of one head, all sorted by key."""
+    ragged_kv = kv_seq_len % block != 0
     lower, upper = channels
     if lower is upper:
         both = lower.keys()
@@ -158,6 +161,11 @@ def _classify(channels: Channels, nq: int, nk: int, ragged_kv: bool):
         low, up = Explicit(nq, nk, lower.keys()), Explicit(nq, nk, upper.keys())
         both = (low & up).keys()
         causal, anticausal = (low - up).keys(), (up - low).keys()
+        if kv_seq_len % block == 1 and nk <= nq:
+            # The last key block holds one key, k = (nk-1)*block, and its diagonal block
+            # then has no pair with q < k: an anti-causal mask leaves it empty, so it is off.
+            last = (nk - 1) * nk + (nk - 1)
+            anticausal = anticausal[anticausal != last]
     bounds = torch.empty(0, dtype=torch.long)
     if ragged_kv:
         # The last key block runs past kv_seq_len: it needs the bounds mask, so it is partial.
@@ -209,8 +217,10 @@ def compile_layout(pattern: Union[str, ast.Pattern, Layout, torch.Tensor], seq_l
         pattern.check_compatible(seq_len, kv_seq_len, block, num_heads)
         return pattern.to(device)
     if isinstance(pattern, torch.Tensor):
-        return Layout.from_block_mask(pattern, seq_len, kv_seq_len=kv_seq_len, block=block,
-                                      device=device)
+        layout = Layout.from_block_mask(pattern, seq_len, kv_seq_len=kv_seq_len, block=block,
+                                        device=device)
+        layout.check_compatible(seq_len, kv_seq_len, block, num_heads)
+        return layout
     if isinstance(pattern, str):
         pattern = parse(pattern)
     if not isinstance(pattern, ast.Pattern):
@@ -226,13 +236,12 @@ def _compile_cached(text: str, source: str, seq_len: int, kv_seq_len: int, block
     pattern = parse(text, source)
     nq, nk = -(-seq_len // block), -(-kv_seq_len // block)
     per_head = _evaluate_heads(pattern, nq, nk, num_heads)
-    ragged_kv = kv_seq_len % block != 0
     classified: Dict[int, tuple] = {}
     fulls, partials, codes = [], [], []
     for h, channels in enumerate(per_head):
         key = id(channels)
         if key not in classified:
-            classified[key] = _classify(channels, nq, nk, ragged_kv)
+            classified[key] = _classify(channels, nq, nk, kv_seq_len, block)
         full, partial, code = classified[key]
         offset = h * nq * nk
         fulls.append(full + offset)

@@ -78,7 +78,8 @@ class Layout:
         self.num_kv_blocks = -(-kv_seq_len // block)
         self.pattern = pattern
         self.device = torch.device(device)
-        self._tables: Dict[str, torch.Tensor] = {}
+        self._cpu_tables: Dict[str, torch.Tensor] = {}  # built once, on the CPU
+        self._tables: Dict[str, torch.Tensor] = {}      # the same on self.device
 
     # -- construction ----------------------------------------------------------------------
     @classmethod
@@ -169,22 +170,27 @@ class Layout:
 
     def to_dense(self) -> torch.Tensor:
         """The exact token-level mask, bool ``(H, seq_len, kv_seq_len)``: True = may attend."""
-        b = self.block
         codes = self.block_codes()
-        tokens = codes.repeat_interleave(b, 1).repeat_interleave(b, 2)
-        tokens = tokens[:, :self.seq_len, :self.kv_seq_len]
-        q = torch.arange(self.seq_len)[:, None]
-        k = torch.arange(self.kv_seq_len)[None, :]
-        dense = ((tokens == 3) | (tokens == CODE_BOUNDS)
-                 | ((tokens == CODE_CAUSAL) & (q >= k))
-                 | ((tokens == CODE_ANTICAUSAL) & (q < k)))
+        q = torch.arange(self.seq_len)
+        k = torch.arange(self.kv_seq_len)
+        qb, kb = q // self.block, k // self.block
+
+        def expand(blocks: torch.Tensor) -> torch.Tensor:  # (H, nq, nk) -> (H, N, Nk)
+            return blocks[:, qb][:, :, kb]
+
+        # Full blocks and bounds-only partial blocks are all on inside the range.
+        dense = expand((codes == 3) | (codes == CODE_BOUNDS))
+        if (codes == CODE_CAUSAL).any():
+            dense |= expand(codes == CODE_CAUSAL) & (q[:, None] >= k[None, :])
+        if (codes == CODE_ANTICAUSAL).any():
+            dense |= expand(codes == CODE_ANTICAUSAL) & (q[:, None] < k[None, :])
         return dense.to(self.device)
 
     # -- kernel tables ---------------------------------------------------------------------
-    def _build(self, name: str) -> torch.Tensor:
+    def _build(self, name: str, cpu: bool = False) -> torch.Tensor:
         if name not in self._tables:
             self._make_tables()
-        return self._tables[name]
+        return self._cpu_tables[name] if cpu else self._tables[name]
 
     def _make_tables(self) -> None:
         h, nq, nk = self.shape
@@ -198,7 +204,8 @@ class Layout:
                 t[f"{kind}_{axis}_flat"] = indices
                 if kind == "partial":
                     t[f"partial_{axis}_codes"] = self.partial_codes[order]
-        self._tables = {k: v.to(torch.int32).to(self.device) for k, v in t.items()}
+        self._cpu_tables = {k: v.to(torch.int32) for k, v in t.items()}
+        self._tables = {k: v.to(self.device) for k, v in self._cpu_tables.items()}
 
     def kernel_tables(self) -> Tuple[torch.Tensor, ...]:
         """The CSR tables the kernels read, int32 on ``self.device``, in this order:
@@ -215,13 +222,15 @@ class Layout:
         return tuple(self._build(n) for n in names)
 
     def _padded(self, counts: torch.Tensor, offsets: torch.Tensor, flat: torch.Tensor):
-        counts = counts.long().flatten().cpu()
+        """CSR (CPU tensors) -> ``(H, rows per head, max count)`` int32, 0-padded."""
+        counts = counts.long().flatten()
         width = int(counts.max()) if counts.numel() else 0
         out = torch.zeros(counts.numel(), width, dtype=torch.int32)
         row = torch.repeat_interleave(torch.arange(counts.numel()), counts)
-        pos = torch.arange(row.numel()) - offsets.long().cpu()[row]
-        out[row, pos] = flat.int().cpu()
-        return out.view(self.num_heads, -1, width).to(self.device)
+        pos = torch.arange(row.numel()) - offsets.long()[row]
+        out[row, pos] = flat.int()
+        # Explicit sizes: with width 0 a -1 would be ambiguous.
+        return out.view(self.num_heads, counts.numel() // self.num_heads, width).to(self.device)
 
     def _merged(self, axis: str):
         keys = torch.sort(torch.cat([self.full_keys, self.partial_keys])).values
@@ -257,9 +266,9 @@ class Layout:
                 if name == f"{kind}_{axis}_num_blocks":
                     return self._build(name)
                 if name == f"{kind}_{axis}_indices":
-                    return self._padded(self._build(f"{kind}_{axis}_num_blocks"),
-                                        self._build(f"{kind}_{axis}_offsets"),
-                                        self._build(f"{kind}_{axis}_flat"))
+                    return self._padded(self._build(f"{kind}_{axis}_num_blocks", cpu=True),
+                                        self._build(f"{kind}_{axis}_offsets", cpu=True),
+                                        self._build(f"{kind}_{axis}_flat", cpu=True))
         raise AttributeError(f"'Layout' object has no attribute '{name}'")
 
     # -- pictures --------------------------------------------------------------------------

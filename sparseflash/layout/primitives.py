@@ -309,21 +309,29 @@ def _bound_numbers(call):
     return bound
 
 
-def check_value(call, param: Param, number, value, error) -> int:
-    """Round ``value`` up to an integer and check it against ``param``'s minimum."""
+def check_value(call, param: Param, number, value, error,
+                n_blocks: Optional[int] = None) -> int:
+    """Round ``value`` up to an integer and check it against ``param``'s bounds.
+
+    ``n_blocks`` is the value ``n`` took when the argument is symbolic (for the message)."""
     import sympy
+    what = f"argument '{param.name}' of '{call.name}'"
+    at = f" at n = {n_blocks} key blocks" if n_blocks is not None else ""
     if not value.is_real or value.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
-        raise error(f"argument '{param.name}' of '{call.name}' is not a finite real number "
-                    f"({value})", number.span)
+        raise error(f"{what} is not a finite real number{at}: it evaluates to {value}",
+                    number.span)
     rounded = int(sympy.ceiling(value))
+    rounding = "" if value.is_Integer or float(value) == rounded else \
+        f" ({float(value):.6g} rounded up)"
     if rounded < param.minimum:
         need = "a positive" if param.minimum == 1 else "a non-negative"
-        raise error(f"argument '{param.name}' of '{call.name}' must be {need} integer, "
-                    f"got {rounded}" + (f" (= {value})" if not value.is_Integer else ""),
+        fix = (": pick an expression that stays >= "
+               f"{param.minimum} for every sequence length you use" if n_blocks is not None
+               else "")
+        raise error(f"{what} must be {need} integer, got {rounded}{rounding}{at}{fix}",
                     number.span)
     if param.maximum is not None and rounded > param.maximum:
-        raise error(f"argument '{param.name}' of '{call.name}' must be at most "
-                    f"{param.maximum}, got {rounded}", number.span)
+        raise error(f"{what} must be at most {param.maximum}, got {rounded}{at}", number.span)
     return rounded
 
 
@@ -332,8 +340,11 @@ def bind_arguments(call, n_blocks: int, symbol, error) -> Dict[str, int]:
     prim = REGISTRY[call.name]
     out: Dict[str, int] = {p.name: p.default for p in prim.params if p.default is not None}
     for p, number in _bound_numbers(call):
-        value = number.expr.subs(symbol, n_blocks) if not number.expr.is_number else number.expr
-        out[p.name] = check_value(call, p, number, value, error)
+        if number.expr.is_number:
+            out[p.name] = check_value(call, p, number, number.expr, error)
+        else:
+            out[p.name] = check_value(call, p, number, number.expr.subs(symbol, n_blocks),
+                                      error, n_blocks)
     if call.name == "fixed" and out["c"] > out["l"]:
         span = next(n.span for p, n in _bound_numbers(call) if p.name == "c")
         raise error(f"argument 'c' of 'fixed' must be at most l = {out['l']}, got {out['c']}",
