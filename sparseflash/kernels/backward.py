@@ -113,26 +113,24 @@ def attention_dkdv_kernel(
             DELTAh = DELTA + bh.to(tl.int64) * N
             col = (h % LAYOUT_HEADS) * NUM_KV_BLOCKS + kb
             start, end = tl.load(FULL_OFF + col), tl.load(FULL_OFF + col + 1)
-            for idx in range(start, end):
-                qb = tl.load(FULL_IDX + idx)
-                for sub in tl.static_range(SUBTILES):
-                    dk, dv = _dkdv_tile(
-                        dk, dv, k_t, v_t, Qh, DOh, LSEh, DELTAh,
-                        qb * LAYOUT_BLOCK + sub * BLOCK_M, offs_n, offs_d, 0, b, bh, N, Nk, D,
-                        stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
-                        qk_scale, seed, dropout_p, BLOCK_M, False, HAS_PADDING, HAS_DROPOUT,
-                        PRECISION)
+            for t in range(start * SUBTILES, end * SUBTILES):
+                qb = tl.load(FULL_IDX + t // SUBTILES)
+                dk, dv = _dkdv_tile(
+                    dk, dv, k_t, v_t, Qh, DOh, LSEh, DELTAh,
+                    qb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_M, offs_n, offs_d, 0, b, bh, N,
+                    Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
+                    qk_scale, seed, dropout_p, BLOCK_M, False, HAS_PADDING, HAS_DROPOUT,
+                    PRECISION)
             start, end = tl.load(PART_OFF + col), tl.load(PART_OFF + col + 1)
-            for idx in range(start, end):
-                qb = tl.load(PART_IDX + idx)
-                code = tl.load(PART_CODE + idx)
-                for sub in tl.static_range(SUBTILES):
-                    dk, dv = _dkdv_tile(
-                        dk, dv, k_t, v_t, Qh, DOh, LSEh, DELTAh,
-                        qb * LAYOUT_BLOCK + sub * BLOCK_M, offs_n, offs_d, code, b, bh, N, Nk,
-                        D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
-                        qk_scale, seed, dropout_p, BLOCK_M, True, HAS_PADDING, HAS_DROPOUT,
-                        PRECISION)
+            for t in range(start * SUBTILES, end * SUBTILES):
+                qb = tl.load(PART_IDX + t // SUBTILES)
+                code = tl.load(PART_CODE + t // SUBTILES)
+                dk, dv = _dkdv_tile(
+                    dk, dv, k_t, v_t, Qh, DOh, LSEh, DELTAh,
+                    qb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_M, offs_n, offs_d, code, b, bh,
+                    N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
+                    qk_scale, seed, dropout_p, BLOCK_M, True, HAS_PADDING, HAS_DROPOUT,
+                    PRECISION)
 
     dk = dk * sm_scale
     DK += b.to(tl.int64) * stride_dkb + kv_h.to(tl.int64) * stride_dkh
@@ -209,30 +207,28 @@ def attention_dq_kernel(
     row = (h % LAYOUT_HEADS) * NUM_Q_BLOCKS + (pid_m * BLOCK_M) // LAYOUT_BLOCK
     SUBTILES: tl.constexpr = LAYOUT_BLOCK // BLOCK_N
     start, end = tl.load(FULL_OFF + row), tl.load(FULL_OFF + row + 1)
-    for idx in range(start, end):
-        kb = tl.load(FULL_IDX + idx)
+    for t in range(start * SUBTILES, end * SUBTILES):
+        kb = tl.load(FULL_IDX + t // SUBTILES)
         active = True
         if HAS_PADDING:
             active = tl.load(KV_ACTIVE + b * stride_act_b + kb) != 0
         if active:
-            for sub in tl.static_range(SUBTILES):
-                dq = _dq_tile(dq, q, do, lse2, delta, K, V, kb * LAYOUT_BLOCK + sub * BLOCK_N,
-                              offs_m, offs_d, 0, b, bh, Nk, D, stride_kn, stride_kd, stride_vn,
-                              stride_vd, KPM, stride_kpm_b, qk_scale, seed, dropout_p, BLOCK_N,
-                              False, HAS_PADDING, HAS_DROPOUT, PRECISION)
+            dq = _dq_tile(dq, q, do, lse2, delta, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N,
+                          offs_m, offs_d, 0, b, bh, Nk, D, stride_kn, stride_kd, stride_vn,
+                          stride_vd, KPM, stride_kpm_b, qk_scale, seed, dropout_p, BLOCK_N,
+                          False, HAS_PADDING, HAS_DROPOUT, PRECISION)
     start, end = tl.load(PART_OFF + row), tl.load(PART_OFF + row + 1)
-    for idx in range(start, end):
-        kb = tl.load(PART_IDX + idx)
-        code = tl.load(PART_CODE + idx)
+    for t in range(start * SUBTILES, end * SUBTILES):
+        kb = tl.load(PART_IDX + t // SUBTILES)
+        code = tl.load(PART_CODE + t // SUBTILES)
         active = True
         if HAS_PADDING:
             active = tl.load(KV_ACTIVE + b * stride_act_b + kb) != 0
         if active:
-            for sub in tl.static_range(SUBTILES):
-                dq = _dq_tile(dq, q, do, lse2, delta, K, V, kb * LAYOUT_BLOCK + sub * BLOCK_N,
-                              offs_m, offs_d, code, b, bh, Nk, D, stride_kn, stride_kd,
-                              stride_vn, stride_vd, KPM, stride_kpm_b, qk_scale, seed,
-                              dropout_p, BLOCK_N, True, HAS_PADDING, HAS_DROPOUT, PRECISION)
+            dq = _dq_tile(dq, q, do, lse2, delta, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N,
+                          offs_m, offs_d, code, b, bh, Nk, D, stride_kn, stride_kd, stride_vn,
+                          stride_vd, KPM, stride_kpm_b, qk_scale, seed, dropout_p, BLOCK_N,
+                          True, HAS_PADDING, HAS_DROPOUT, PRECISION)
 
     dq = dq * sm_scale
     DQ += b.to(tl.int64) * stride_dqb + h.to(tl.int64) * stride_dqh

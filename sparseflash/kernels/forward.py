@@ -88,36 +88,36 @@ def attention_forward_kernel(
     row = (h % LAYOUT_HEADS) * NUM_Q_BLOCKS + (pid_m * BLOCK_M) // LAYOUT_BLOCK
     SUBTILES: tl.constexpr = LAYOUT_BLOCK // BLOCK_N
 
+    # One flat loop over (listed block, sub-tile) pairs keeps the loop body to a single tile,
+    # which the software pipeliner handles far better than a nested loop.
     # Full blocks: no element mask.
     start, end = tl.load(FULL_OFF + row), tl.load(FULL_OFF + row + 1)
-    for idx in range(start, end):
-        kb = tl.load(FULL_IDX + idx)
+    for t in range(start * SUBTILES, end * SUBTILES):
+        kb = tl.load(FULL_IDX + t // SUBTILES)
         active = True
         if HAS_PADDING:
             active = tl.load(KV_ACTIVE + b * stride_act_b + kb) != 0
         if active:
-            for sub in tl.static_range(SUBTILES):
-                acc, l_i, m_i = _attend_tile(
-                    acc, l_i, m_i, q, K, V, kb * LAYOUT_BLOCK + sub * BLOCK_N, offs_m, offs_d,
-                    0, b, bh, Nk, D, stride_kn, stride_kd, stride_vn, stride_vd, KPM,
-                    stride_kpm_b, qk_scale, seed, dropout_p, BLOCK_N, False, HAS_PADDING,
-                    HAS_DROPOUT, PRECISION)
+            acc, l_i, m_i = _attend_tile(
+                acc, l_i, m_i, q, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N, offs_m,
+                offs_d, 0, b, bh, Nk, D, stride_kn, stride_kd, stride_vn, stride_vd, KPM,
+                stride_kpm_b, qk_scale, seed, dropout_p, BLOCK_N, False, HAS_PADDING,
+                HAS_DROPOUT, PRECISION)
 
     # Partial blocks: causal diagonal, ragged last key block, ... with the element mask.
     start, end = tl.load(PART_OFF + row), tl.load(PART_OFF + row + 1)
-    for idx in range(start, end):
-        kb = tl.load(PART_IDX + idx)
-        code = tl.load(PART_CODE + idx)
+    for t in range(start * SUBTILES, end * SUBTILES):
+        kb = tl.load(PART_IDX + t // SUBTILES)
+        code = tl.load(PART_CODE + t // SUBTILES)
         active = True
         if HAS_PADDING:
             active = tl.load(KV_ACTIVE + b * stride_act_b + kb) != 0
         if active:
-            for sub in tl.static_range(SUBTILES):
-                acc, l_i, m_i = _attend_tile(
-                    acc, l_i, m_i, q, K, V, kb * LAYOUT_BLOCK + sub * BLOCK_N, offs_m, offs_d,
-                    code, b, bh, Nk, D, stride_kn, stride_kd, stride_vn, stride_vd, KPM,
-                    stride_kpm_b, qk_scale, seed, dropout_p, BLOCK_N, True, HAS_PADDING,
-                    HAS_DROPOUT, PRECISION)
+            acc, l_i, m_i = _attend_tile(
+                acc, l_i, m_i, q, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N, offs_m,
+                offs_d, code, b, bh, Nk, D, stride_kn, stride_kd, stride_vn, stride_vd, KPM,
+                stride_kpm_b, qk_scale, seed, dropout_p, BLOCK_N, True, HAS_PADDING,
+                HAS_DROPOUT, PRECISION)
 
     # Rows with no key left: O = 0 and lse = -inf (never NaN).
     has_keys = l_i > 0.0

@@ -65,8 +65,13 @@ def _prune(kind: str, configs, named_args, **kwargs):
     fitting = [c for c in configs
                if c.kwargs["BLOCK_M"] <= layout_block and c.kwargs["BLOCK_N"] <= layout_block
                and (interpreting() or _smem_estimate(kind, c, block_d) <= _SMEM_BUDGET)]
-    if interpreting() or os.environ.get("SPARSEFLASH_NO_AUTOTUNE", "0") == "1":
+    if interpreting():
         return fitting[:1]
+    if os.environ.get("SPARSEFLASH_NO_AUTOTUNE", "0") == "1":
+        # No benchmarking to skip a config that does not compile: take one well inside
+        # the budget (Triton needs shared memory beyond the tiles for conversions).
+        safe = [c for c in fitting if _smem_estimate(kind, c, block_d) <= _SMEM_BUDGET * 0.6]
+        return (safe or fitting)[:1]
     return fitting
 
 

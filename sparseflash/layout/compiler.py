@@ -17,7 +17,7 @@ from typing import Dict, List, Optional, Tuple, Union
 import torch
 
 from . import ast
-from .blockset import BlockSet, Explicit, Primitive as PrimitiveSet
+from .blockset import BlockSet, Primitive as PrimitiveSet
 from .errors import LayoutError
 from .layout import CODE_ANTICAUSAL, CODE_BOUNDS, CODE_CAUSAL, Layout
 from .parser import N_BLOCKS, parse
@@ -152,22 +152,33 @@ def _evaluate_heads(pattern: ast.Pattern, nq: int, nk: int,
 
 def _classify(channels: Channels, nq: int, nk: int, kv_seq_len: int, block: int):
     """-> (full keys, partial keys, partial codes) of one head, all sorted by key."""
-    ragged_kv = kv_seq_len % block != 0
     lower, upper = channels
+    empty = torch.empty(0, dtype=torch.long)
+    causal = anticausal = empty
     if lower is upper:
         both = lower.keys()
-        causal = anticausal = torch.empty(0, dtype=torch.long)
     else:
-        low, up = Explicit(nq, nk, lower.keys()), Explicit(nq, nk, upper.keys())
-        both = (low & up).keys()
-        causal, anticausal = (low - up).keys(), (up - low).keys()
+        # The two channels agree off the diagonal (a block there is all q >= k or all
+        # q < k, and every operator acts pointwise), so one enumeration plus membership
+        # tests on the min(nq, nk) diagonal blocks classify everything in O(nnz).
+        keys = lower.keys()
+        rows = keys // nk
+        on_diag = rows == keys % nk
+        d = torch.arange(min(nq, nk))
+        diag = d * nk + d
+        in_lower, in_upper = lower.contains(diag), upper.contains(diag)
+        keep = ~on_diag
+        keep[on_diag] = in_upper[rows[on_diag]]
+        both = keys[keep]                         # still sorted
+        causal = diag[in_lower & ~in_upper]       # on where q >= k only
+        anticausal = diag[in_upper & ~in_lower]   # on where q < k only
         if kv_seq_len % block == 1 and nk <= nq:
             # The last key block holds one key, k = (nk-1)*block, and its diagonal block
             # then has no pair with q < k: an anti-causal mask leaves it empty, so it is off.
             last = (nk - 1) * nk + (nk - 1)
             anticausal = anticausal[anticausal != last]
-    bounds = torch.empty(0, dtype=torch.long)
-    if ragged_kv:
+    bounds = empty
+    if kv_seq_len % block != 0:
         # The last key block runs past kv_seq_len: it needs the bounds mask, so it is partial.
         ragged = (both % nk) == nk - 1
         both, bounds = both[~ragged], both[ragged]
