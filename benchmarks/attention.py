@@ -27,6 +27,7 @@ from benchmarks.peers import METHODS
 
 RESULTS = Path(__file__).parent / "results"
 DENSE_ONLY = {"sdpa-cudnn", "sdpa-flash"}  # they can only do dense or causal
+FORWARD_ONLY = {"sparseflash-kernel"}
 
 
 def _flops(layout, B, H, N, Nk, D, mode):
@@ -95,6 +96,8 @@ def run(args) -> list:
                                   f"{str(exc).splitlines()[0][:200]}", file=sys.stderr)
                             continue
                         for mode in args.modes:
+                            if method in FORWARD_ONLY and mode != "fwd":
+                                continue
                             torch.cuda.reset_peak_memory_stats()
                             base = torch.cuda.memory_allocated()
                             ms = _time(fn, mode, (q, k, v))

@@ -23,6 +23,17 @@ def sparseflash_method(q, k, v, layout: Layout, **kw) -> Callable:
     return lambda: sparseflash.attention(q, k, v, layout, backend="triton")
 
 
+def sparseflash_kernel_method(q, k, v, layout: Layout, **kw) -> Callable:
+    """The forward kernel launched directly (no validation, no autograd): the gap to
+    ``sparseflash`` is the Python cost per call."""
+    from sparseflash.kernels import launch
+    tables = layout.kernel_tables()
+    meta = launch.LayoutMeta(layout.block, layout.num_heads, layout.num_q_blocks,
+                             layout.num_kv_blocks)
+    scale = q.shape[-1] ** -0.5
+    return lambda: launch.forward(q, k, v, tables, meta, scale, None, None, 0, 0.0)[0]
+
+
 def sdpa_method(backend_name: str):
     from torch.nn.attention import SDPBackend, sdpa_kernel
     backend = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION,
@@ -95,6 +106,7 @@ def naive_method(q, k, v, layout: Layout, **kw) -> Callable:
 
 METHODS = {
     "sparseflash": sparseflash_method,
+    "sparseflash-kernel": sparseflash_kernel_method,
     "flex": flex_method,
     "sdpa-cudnn": sdpa_method("cudnn"),
     "sdpa-flash": sdpa_method("flash"),

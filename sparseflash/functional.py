@@ -65,11 +65,8 @@ def _use_triton(backend: str) -> bool:
     return backend == "triton"
 
 
-@torch.library.custom_op("sparseflash::attention_forward", mutates_args=())
-def _forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: List[torch.Tensor],
-                meta: List[int], scale: float, key_padding: Optional[torch.Tensor],
-                kv_active: Optional[torch.Tensor], seed: torch.Tensor, dropout_p: float,
-                backend: str) -> Tuple[torch.Tensor, torch.Tensor]:
+def _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_active, seed, dropout_p,
+                  backend):
     seed_value = int(seed.item())
     if _use_triton(backend):
         from .kernels import launch
@@ -79,6 +76,50 @@ def _forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: List[
     layout = _torch_layout(tables, meta, q.shape[2], k.shape[2])
     padding = key_padding.bool() if key_padding is not None else None
     return block_forward(q, k, v, layout, scale, padding, seed_value, dropout_p)
+
+
+def _backward_impl(do, q, k, v, o, lse, tables, meta, scale, key_padding, kv_active, seed,
+                   dropout_p, backend):
+    seed_value = int(seed.item())
+    if _use_triton(backend):
+        from .kernels import launch
+        return launch.backward(do, q, k, v, o, lse, tables, _layout_meta(meta), scale,
+                               key_padding, kv_active, seed_value, dropout_p)
+    from .reference import block_backward
+    layout = _torch_layout(tables, meta, q.shape[2], k.shape[2])
+    padding = key_padding.bool() if key_padding is not None else None
+    return block_backward(do, q, k, v, o, lse, layout, scale, padding, seed_value, dropout_p)
+
+
+class _Attention(torch.autograd.Function):
+    """Eager autograd path: the same implementations as the custom ops without the
+    dispatcher's per-call cost, which is a large share of a short sparse kernel's time."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, tables, meta, scale, key_padding, kv_active, seed, dropout_p,
+                backend):
+        o, lse = _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_active, seed,
+                               dropout_p, backend)
+        ctx.mark_non_differentiable(lse)
+        ctx.save_for_backward(q, k, v, o, lse)
+        ctx.rest = (tables, meta, scale, key_padding, kv_active, seed, dropout_p, backend)
+        return o, lse
+
+    @staticmethod
+    def backward(ctx, do, dlse):
+        q, k, v, o, lse = ctx.saved_tensors
+        dq, dk, dv = _backward_impl(do.contiguous() if do.stride(-1) != 1 else do, q, k, v, o,
+                                    lse, *ctx.rest)
+        return dq, dk, dv, None, None, None, None, None, None, None, None
+
+
+@torch.library.custom_op("sparseflash::attention_forward", mutates_args=())
+def _forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: List[torch.Tensor],
+                meta: List[int], scale: float, key_padding: Optional[torch.Tensor],
+                kv_active: Optional[torch.Tensor], seed: torch.Tensor, dropout_p: float,
+                backend: str) -> Tuple[torch.Tensor, torch.Tensor]:
+    return _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_active, seed,
+                         dropout_p, backend)
 
 
 @_forward_op.register_fake
@@ -93,15 +134,8 @@ def _backward_op(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Te
                  meta: List[int], scale: float, key_padding: Optional[torch.Tensor],
                  kv_active: Optional[torch.Tensor], seed: torch.Tensor, dropout_p: float,
                  backend: str) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    seed_value = int(seed.item())
-    if _use_triton(backend):
-        from .kernels import launch
-        return launch.backward(do, q, k, v, o, lse, tables, _layout_meta(meta), scale,
-                               key_padding, kv_active, seed_value, dropout_p)
-    from .reference import block_backward
-    layout = _torch_layout(tables, meta, q.shape[2], k.shape[2])
-    padding = key_padding.bool() if key_padding is not None else None
-    return block_backward(do, q, k, v, o, lse, layout, scale, padding, seed_value, dropout_p)
+    return _backward_impl(do, q, k, v, o, lse, tables, meta, scale, key_padding, kv_active,
+                          seed, dropout_p, backend)
 
 
 @_backward_op.register_fake
@@ -265,6 +299,9 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     else:
         seed = torch.zeros(1, dtype=torch.int64)
     meta = [lay.block, lay.num_heads, lay.num_q_blocks, lay.num_kv_blocks]
-    out, lse = _forward_op(q, k, v, list(lay.kernel_tables()), meta, scale, kpm, kv_active,
-                           seed, float(dropout_p), backend)
+    # Under torch.compile the custom op keeps attention one opaque graph node; in eager
+    # mode the autograd.Function runs the same code with less per-call overhead.
+    call = _forward_op if torch.compiler.is_compiling() else _Attention.apply
+    out, lse = call(q, k, v, list(lay.kernel_tables()), meta, scale, kpm, kv_active, seed,
+                    float(dropout_p), backend)
     return (out, lse) if return_lse else out

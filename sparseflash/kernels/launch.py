@@ -110,10 +110,16 @@ def _precision(dtype: torch.dtype) -> str:
     return "tf32"
 
 
+_DUMMIES: dict = {}
+
+
 def _padding_args(key_padding: Optional[torch.Tensor], kv_active: Optional[torch.Tensor],
                   device):
     if key_padding is None:
-        dummy = torch.zeros(1, dtype=torch.int8, device=device)
+        # A never-read placeholder pointer; cached so that calls do not allocate.
+        dummy = _DUMMIES.get(device)
+        if dummy is None:
+            dummy = _DUMMIES[device] = torch.zeros(1, dtype=torch.int8, device=device)
         return dummy, dummy, 0, 0, False
     return key_padding, kv_active, key_padding.stride(0), kv_active.stride(0), True
 
