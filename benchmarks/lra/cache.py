@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
+import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -47,7 +47,9 @@ def params_digest(params: Mapping[str, Any]) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def cache_path(name: str, params: Mapping[str, Any], cache_dir: str | os.PathLike | None = None) -> Path:
+def cache_path(
+    name: str, params: Mapping[str, Any], cache_dir: str | os.PathLike | None = None
+) -> Path:
     """Path of the cache file for ``name`` generated with ``params``."""
     if not name or any(c in name for c in "/\\\0"):
         raise ValueError(f"invalid cache name {name!r}")
@@ -95,7 +97,9 @@ def build_chunked(
             part = builder(n, derive_seed(seed, i))
             for key, value in part.items():
                 if value.shape[0] != n:
-                    raise RuntimeError(f"builder returned {key} with {value.shape[0]} rows, expected {n}")
+                    raise RuntimeError(
+                        f"builder returned {key} with {value.shape[0]} rows, expected {n}"
+                    )
             parts.append(part)
             bar.update(n)
     if not parts:
@@ -133,23 +137,31 @@ def build_or_load(
     Returns:
         dict of tensors with leading dimension ``S``.
     """
-    full_params = {**params, "name": name, "num_samples": int(num_samples), "seed": int(seed), "chunk_size": int(chunk_size)}
+    full_params = {
+        **params,
+        "name": name,
+        "num_samples": int(num_samples),
+        "seed": int(seed),
+        "chunk_size": int(chunk_size),
+    }
     path = cache_path(name, full_params, cache_dir)
     if path.exists() and not rebuild:
-        blob = torch.load(path, map_location="cpu", weights_only=True)
-        if blob.get("params") == params_digest(full_params):
+        try:
+            blob = torch.load(path, map_location="cpu", weights_only=True)
+        except Exception:  # truncated/corrupted/foreign file: regenerate it below
+            blob = None
+        if isinstance(blob, dict) and blob.get("params") == params_digest(full_params):
             return blob["data"]
-        # Foreign or corrupted file under our name: fall through and regenerate.
-    data = build_chunked(builder, num_samples, seed=seed, chunk_size=chunk_size, desc=name, progress=progress)
+    data = build_chunked(
+        builder, num_samples, seed=seed, chunk_size=chunk_size, desc=name, progress=progress
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     # Write to a temporary file then rename, so an interrupted run (or two
     # concurrent runs) never leaves a truncated file under the final name.
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    os.close(fd)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
     try:
         torch.save({"params": params_digest(full_params), "data": data}, tmp)
         os.replace(tmp, path)
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        tmp.unlink(missing_ok=True)
     return data

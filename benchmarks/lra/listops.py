@@ -48,7 +48,9 @@ DIGIT_OFFSET = 1
 OPERATORS: tuple[str, ...] = ("MIN", "MAX", "MED", "SM")
 OP_OFFSET = 11
 CLOSE = 15
-VOCAB: tuple[str, ...] = ("<pad>",) + tuple(str(d) for d in range(10)) + tuple(f"[{op}" for op in OPERATORS) + ("]",)
+VOCAB: tuple[str, ...] = (
+    ("<pad>",) + tuple(str(d) for d in range(10)) + tuple(f"[{op}" for op in OPERATORS) + ("]",)
+)
 VOCAB_SIZE = len(VOCAB)  # 16
 NUM_CLASSES = 10
 OP_PROB = 0.25
@@ -181,7 +183,9 @@ class _Level(NamedTuple):
     nargs: np.ndarray  # (m,) number of children (0 for values)
 
 
-def _grow_forest(rng: np.random.Generator, n: int, max_depth: int, max_args: int, max_len: int) -> tuple[list[_Level], np.ndarray, np.ndarray]:
+def _grow_forest(
+    rng: np.random.Generator, n: int, max_depth: int, max_args: int, max_len: int
+) -> tuple[list[_Level], np.ndarray, np.ndarray]:
     """Grow ``n`` candidate trees breadth-first, all at once.
 
     Returns:
@@ -219,7 +223,9 @@ def _grow_forest(rng: np.random.Generator, n: int, max_depth: int, max_args: int
     return levels, size, alive
 
 
-def _serialise(levels: list[_Level], keep: np.ndarray, seq_len: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _serialise(
+    levels: list[_Level], keep: np.ndarray, seq_len: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Evaluate and tokenise the trees flagged in ``keep`` (in tree order).
 
     Returns:
@@ -234,7 +240,9 @@ def _serialise(levels: list[_Level], keep: np.ndarray, seq_len: int) -> tuple[np
         parent = lvl.parent[mask]
         if prev_new_index is not None:
             parent = prev_new_index[parent]
-        kept.append(_Level(lvl.tree[mask], parent, lvl.is_op[mask], lvl.symbol[mask], lvl.nargs[mask]))
+        kept.append(
+            _Level(lvl.tree[mask], parent, lvl.is_op[mask], lvl.symbol[mask], lvl.nargs[mask])
+        )
         prev_new_index = np.cumsum(mask) - 1
     while kept and kept[-1].tree.size == 0:
         kept.pop()
@@ -292,13 +300,18 @@ def _serialise(levels: list[_Level], keep: np.ndarray, seq_len: int) -> tuple[np
     return tokens, values[0], tsize[0]
 
 
-def _check_params(num_samples: int, min_len: int, max_len: int, seq_len: int, max_depth: int, max_args: int) -> None:
+def _check_params(
+    num_samples: int, min_len: int, max_len: int, seq_len: int, max_depth: int, max_args: int
+) -> None:
     if num_samples < 0:
         raise ValueError(f"num_samples must be >= 0, got {num_samples}")
     if max_depth < 1 or max_args < 2:
         raise ValueError(f"need max_depth >= 1 and max_args >= 2, got {max_depth}, {max_args}")
     if min_len < 0 or max_len - min_len < 2:
-        raise ValueError(f"need 0 <= min_len and an integer strictly between min_len and max_len, got ({min_len}, {max_len})")
+        raise ValueError(
+            "need 0 <= min_len and an integer strictly between min_len and max_len, "
+            f"got ({min_len}, {max_len})"
+        )
     if seq_len < max_len - 1:
         raise ValueError(f"seq_len ({seq_len}) must be >= max_len - 1 ({max_len - 1})")
     if min_len + 1 > max_tree_length(max_depth, max_args):
@@ -345,7 +358,8 @@ def generate_listops(
             empty_rounds += 1
             if empty_rounds >= _MAX_EMPTY_ROUNDS:
                 raise RuntimeError(
-                    f"no tree with {min_len} < length < {max_len} in {empty_rounds * _ROUND_CANDIDATES} candidates; "
+                    f"no tree with {min_len} < length < {max_len} in "
+                    f"{empty_rounds * _ROUND_CANDIDATES} candidates; "
                     "widen the length bounds or increase max_depth/max_args"
                 )
             continue
@@ -359,8 +373,14 @@ def generate_listops(
     if parts:
         tokens, labels, lengths = (np.concatenate(x) for x in zip(*parts))
     else:
-        tokens, labels, lengths = np.zeros((0, seq_len), np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    return ListOpsBatch(torch.from_numpy(tokens), torch.from_numpy(labels), torch.from_numpy(lengths))
+        tokens, labels, lengths = (
+            np.zeros((0, seq_len), np.int64),
+            np.zeros(0, np.int64),
+            np.zeros(0, np.int64),
+        )
+    return ListOpsBatch(
+        torch.from_numpy(tokens), torch.from_numpy(labels), torch.from_numpy(lengths)
+    )
 
 
 # --------------------------------------------------------------------------- #
@@ -402,14 +422,25 @@ def load_listops(
     Each split uses its own seed derived from ``config.seed``.
 
     Returns:
-        :class:`ListOpsBatch` with ``tokens (S, config.seq_len)``, ``labels (S,)``, ``lengths (S,)``.
+        :class:`ListOpsBatch`: ``tokens (S, config.seq_len)``, ``labels (S,)``, ``lengths (S,)``.
     """
     n = config.num_samples(split)
-    gen_kwargs = dict(min_len=config.min_len, max_len=config.max_len, seq_len=config.seq_len, max_depth=config.max_depth, max_args=config.max_args)
-    _check_params(n, config.min_len, config.max_len, config.seq_len, config.max_depth, config.max_args)
+    gen_kwargs = dict(
+        min_len=config.min_len,
+        max_len=config.max_len,
+        seq_len=config.seq_len,
+        max_depth=config.max_depth,
+        max_args=config.max_args,
+    )
+    _check_params(
+        n, config.min_len, config.max_len, config.seq_len, config.max_depth, config.max_args
+    )
 
     def builder(num: int, seed: int) -> dict[str, torch.Tensor]:
-        return generate_listops(num, seed=seed, **gen_kwargs)._asdict()
+        batch = generate_listops(num, seed=seed, **gen_kwargs)
+        # Stored as uint8 (16 token ids): the default train split is 190 MB
+        # on disk instead of 1.5 GB.
+        return {**batch._asdict(), "tokens": batch.tokens.to(torch.uint8)}
 
     data = build_or_load(
         f"listops-{split}",
@@ -423,11 +454,14 @@ def load_listops(
         cache_dir=cache_dir,
         progress=progress,
     )
-    return ListOpsBatch(**data)
+    return ListOpsBatch(data["tokens"].long(), data["labels"], data["lengths"])
 
 
 def load_listops_splits(
-    config: ListOpsConfig = ListOpsConfig(), *, cache_dir: str | os.PathLike | None = None, progress: bool = True
+    config: ListOpsConfig = ListOpsConfig(),
+    *,
+    cache_dir: str | os.PathLike | None = None,
+    progress: bool = True,
 ) -> dict[str, ListOpsBatch]:
     """All three splits, keyed by ``"train"``, ``"val"``, ``"test"``."""
     return {s: load_listops(s, config, cache_dir=cache_dir, progress=progress) for s in SPLITS}
