@@ -1,0 +1,92 @@
+"""``BlockSparseAttention``: multi-head attention over a block-sparse pattern, batch first."""
+
+from __future__ import annotations
+
+from typing import Dict, Optional, Tuple
+
+import torch
+from einops import rearrange
+from torch import nn
+
+from .functional import attention
+from .layout import Layout, compile_layout, parse
+
+
+class BlockSparseAttention(nn.Module):
+    """Multi-head attention whose score matrix is restricted to a block-sparse pattern.
+
+    Args:
+        embed_dim: model width E.
+        num_heads: query heads H (E must be divisible by H; head dim E / H in 16..256).
+        layout: pattern string, parsed here so that a bad pattern fails at construction.
+        block: layout block size (power of two >= 16).
+        dropout: attention-probability dropout (inside the kernel), active in training.
+        bias: bias on the q/k/v/out projections.
+        num_kv_heads: key/value heads for GQA/MQA (default H).
+        causal: intersect the pattern with ``causal``.
+
+    ``forward(query (B, N, E), key=None (B, Nk, E), value=None, *, key_padding_mask=None
+    (B, Nk) bool, True = padding) -> (B, N, E)``; self-attention when key/value are omitted.
+    Compiled layouts are cached per (N, Nk, device). The state dict holds weights only; the
+    pattern is part of the constructor arguments (and of pickles), never a tensor.
+    """
+
+    def __init__(self, embed_dim: int, num_heads: int, layout: str = "dense", *,
+                 block: int = 128, dropout: float = 0.0, bias: bool = True,
+                 num_kv_heads: Optional[int] = None, causal: bool = False):
+        super().__init__()
+        num_kv_heads = num_heads if num_kv_heads is None else num_kv_heads
+        if embed_dim % num_heads:
+            raise ValueError(f"embed_dim={embed_dim} is not divisible by num_heads={num_heads}")
+        if num_heads % num_kv_heads:
+            raise ValueError(f"num_heads={num_heads} is not a multiple of "
+                             f"num_kv_heads={num_kv_heads}")
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        if not isinstance(layout, str):
+            raise TypeError("layout must be a pattern string (e.g. 'local(2) | global(1)')")
+        self.pattern = f"({layout}) & causal" if causal else layout
+        parse(self.pattern)  # fail now, with the caret, not at the first forward
+        self.embed_dim, self.num_heads, self.num_kv_heads = embed_dim, num_heads, num_kv_heads
+        self.head_dim = embed_dim // num_heads
+        self.block, self.dropout, self.causal = block, dropout, causal
+        self.layout_text = layout
+        kv_dim = self.head_dim * num_kv_heads
+        self.q_proj = nn.Linear(embed_dim, embed_dim, bias=bias)
+        self.k_proj = nn.Linear(embed_dim, kv_dim, bias=bias)
+        self.v_proj = nn.Linear(embed_dim, kv_dim, bias=bias)
+        self.out_proj = nn.Linear(embed_dim, embed_dim, bias=bias)
+        self._layouts: Dict[Tuple[int, int, str], Layout] = {}
+
+    def layout_for(self, seq_len: int, kv_seq_len: int, device) -> Layout:
+        key = (seq_len, kv_seq_len, str(device))
+        if key not in self._layouts:
+            self._layouts[key] = compile_layout(self.pattern, seq_len, kv_seq_len=kv_seq_len,
+                                                block=self.block, num_heads=self.num_heads,
+                                                device=device)
+        return self._layouts[key]
+
+    def forward(self, query: torch.Tensor, key: Optional[torch.Tensor] = None,
+                value: Optional[torch.Tensor] = None, *,
+                key_padding_mask: Optional[torch.Tensor] = None) -> torch.Tensor:
+        if query.dim() != 3 or query.shape[-1] != self.embed_dim:
+            raise ValueError(f"query must be (B, N, {self.embed_dim}), got {tuple(query.shape)}")
+        key = query if key is None else key
+        value = key if value is None else value
+        q = rearrange(self.q_proj(query), "b n (h d) -> b h n d", h=self.num_heads)
+        k = rearrange(self.k_proj(key), "b n (h d) -> b h n d", h=self.num_kv_heads)
+        v = rearrange(self.v_proj(value), "b n (h d) -> b h n d", h=self.num_kv_heads)
+        layout = self.layout_for(q.shape[2], k.shape[2], q.device)
+        out = attention(q, k, v, layout, dropout_p=self.dropout if self.training else 0.0,
+                        key_padding_mask=key_padding_mask)
+        return self.out_proj(rearrange(out, "b h n d -> b n (h d)"))
+
+    def extra_repr(self) -> str:
+        return (f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, "
+                f"num_kv_heads={self.num_kv_heads}, layout={self.layout_text!r}, "
+                f"block={self.block}, dropout={self.dropout}, causal={self.causal}")
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_layouts"] = {}  # compiled tables are a cache, not state
+        return state

@@ -1,0 +1,61 @@
+import pickle
+
+import pytest
+import torch
+
+import sparseflash
+from sparseflash import BlockSparseAttention, LayoutError
+
+
+def test_matches_multihead_attention_when_dense():
+    torch.manual_seed(0)
+    mha = torch.nn.MultiheadAttention(64, 4, batch_first=True)
+    ours = BlockSparseAttention(64, 4, "dense", block=16)
+    w = mha.in_proj_weight.detach()
+    b = mha.in_proj_bias.detach()
+    with torch.no_grad():
+        for proj, rows in zip((ours.q_proj, ours.k_proj, ours.v_proj), w.split(64)):
+            proj.weight.copy_(rows)
+        for proj, bias in zip((ours.q_proj, ours.k_proj, ours.v_proj), b.split(64)):
+            proj.bias.copy_(bias)
+        ours.out_proj.weight.copy_(mha.out_proj.weight)
+        ours.out_proj.bias.copy_(mha.out_proj.bias)
+    x = torch.randn(2, 37, 64)
+    pad = torch.zeros(2, 37, dtype=torch.bool)
+    pad[1, 30:] = True
+    expected, _ = mha(x, x, x, key_padding_mask=pad, need_weights=False)
+    got = ours(x, key_padding_mask=pad)
+    assert (got - expected).abs().max() < 1e-5
+
+
+def test_bad_pattern_fails_at_construction():
+    with pytest.raises(LayoutError, match="did you mean"):
+        BlockSparseAttention(64, 4, "locl(1)")
+
+
+def test_sparse_forward_backward_and_cache():
+    m = BlockSparseAttention(32, 2, "local(1) | global(1)", block=16, num_kv_heads=1,
+                             causal=True)
+    x = torch.randn(2, 70, 32, requires_grad=True)
+    m(x).sum().backward()
+    assert x.grad is not None and torch.isfinite(x.grad).all()
+    assert len(m._layouts) == 1
+    m(torch.randn(1, 70, 32))
+    assert len(m._layouts) == 1
+    assert "local(1) | global(1)" in repr(m)
+
+
+def test_cross_attention_shapes():
+    m = BlockSparseAttention(32, 2, "dense", block=16)
+    out = m(torch.randn(2, 20, 32), torch.randn(2, 50, 32))
+    assert out.shape == (2, 20, 32)
+
+
+def test_state_dict_and_pickle_hold_no_layout_tensors():
+    m = BlockSparseAttention(32, 2, "butterfly", block=16)
+    m(torch.randn(1, 64, 32))
+    assert all(k.split(".")[0].endswith("proj") for k in m.state_dict())
+    clone = pickle.loads(pickle.dumps(m))
+    assert clone.pattern == "butterfly" and clone._layouts == {}
+    x = torch.randn(1, 64, 32)
+    assert torch.equal(clone(x), m(x))
