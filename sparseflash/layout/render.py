@@ -14,31 +14,46 @@ MAX_CELLS = 64
 
 
 def _cells(codes: torch.Tensor) -> list:
-    """codes (nq, nk) int8 (see Layout.block_codes) -> lines of text."""
-    nq, nk = codes.shape
-    if nq <= MAX_CELLS and nk <= MAX_CELLS:
-        chars = {3: FULL, -1: OFF}
-        return ["".join(chars.get(int(c), PARTIAL) for c in row) for row in codes]
-    # Downsample: each cell covers a rectangle of blocks and shows its on-fraction.
+    """codes (nq, nk) int8 (see Layout.block_codes) -> one character per block."""
+    chars = {3: FULL, -1: OFF}
+    return ["".join(chars.get(int(c), PARTIAL) for c in row) for row in codes]
+
+
+def _shaded(keys: torch.Tensor, nq: int, nk: int) -> list:
+    """Sorted on-block keys ``i * nk + j`` of one head -> lines of shades, each cell covering
+    a rectangle of blocks and showing the fraction of them that is on. O(nnz): the grid is
+    never materialised."""
     rows, cols = min(nq, MAX_CELLS // 2), min(nk, MAX_CELLS)
-    on = (codes >= 0).float()[None, None]
-    frac = torch.nn.functional.adaptive_avg_pool2d(on, (rows, cols))[0, 0]
-    levels = torch.ceil(frac * (len(SHADES) - 1)).long()
+    row_of = torch.arange(nq) * rows // nq   # block row -> cell row
+    col_of = torch.arange(nk) * cols // nk
+    area = torch.outer(torch.bincount(row_of, minlength=rows),
+                       torch.bincount(col_of, minlength=cols)).double()
+    cell = row_of[keys // nk] * cols + col_of[keys % nk]
+    on = torch.bincount(cell, minlength=rows * cols).view(rows, cols).double()
+    levels = torch.ceil(on / area * (len(SHADES) - 1)).long()
     return ["".join(SHADES[int(v)] for v in row) for row in levels]
 
 
 def ascii_picture(layout, max_heads: int = 4) -> str:
     """``Layout`` header line, then the block grid of the first heads."""
     lines = [repr(layout)]
-    codes = layout.block_codes()
-    small = layout.num_q_blocks <= MAX_CELLS and layout.num_kv_blocks <= MAX_CELLS
+    nq, nk = layout.num_q_blocks, layout.num_kv_blocks
+    small = nq <= MAX_CELLS and nk <= MAX_CELLS
+    if small:
+        codes = layout.block_codes()
+    else:
+        keys = torch.sort(torch.cat([layout.full_keys, layout.partial_keys])).values
     legend = (f"{FULL} full  {PARTIAL} partial (element mask)  {OFF} off" if small else
               f"each cell covers several blocks; shade = fraction on ('{SHADES[1]}' > 0 ... "
               f"'{SHADES[-1]}' all)")
     for h in range(min(layout.num_heads, max_heads)):
         if layout.num_heads > 1:
             lines.append(f"head {h}:")
-        lines.extend(_cells(codes[h]))
+        if small:
+            lines.extend(_cells(codes[h]))
+        else:
+            lo, hi = torch.searchsorted(keys, torch.tensor([h * nq * nk, (h + 1) * nq * nk]))
+            lines.extend(_shaded(keys[lo:hi] - h * nq * nk, nq, nk))
     if layout.num_heads > max_heads:
         lines.append(f"... {layout.num_heads - max_heads} more heads")
     lines.append(legend)

@@ -1,0 +1,297 @@
+"""The kernel tables against `.mask` / `.full`, sizes, devices, construction from a block
+mask or an existing Layout, and the compile cache."""
+
+import pytest
+import torch
+
+from sparseflash import Layout, LayoutError, compile_layout, parse
+from sparseflash.layout import CODE_ANTICAUSAL, CODE_BOUNDS, CODE_CAUSAL
+
+from layout_brute import one_torch_thread  # noqa: F401  (autouse fixture)
+
+CASES = [
+    # (pattern, seq_len, kv_seq_len, block, num_heads)
+    ("local(2) | global(1) | butterfly", 1000, None, 64, None),
+    ("local(1) & causal", 300, None, 32, None),
+    ("local(1) - causal", 300, 250, 32, None),
+    ("~causal | global(1)", 130, 70, 16, None),
+    ("causal", 17, 17, 16, None),
+    ("dense", 100, 33, 16, None),
+    ("none", 100, 100, 16, None),
+    ("random(3, seed=1)", 500, 700, 32, None),
+    ("per_head(local(1), strided(3) & causal, none)", 200, 150, 16, 4),
+    ("per_head(dense, causal)", 64, 64, 16, 2),
+]
+IDS = [f"{c[0]}-{c[1]}x{c[2]}x{c[3]}-h{c[4]}" for c in CASES]
+
+
+@pytest.fixture(params=CASES, ids=IDS)
+def layout(request):
+    pattern, seq_len, kv_seq_len, block, heads = request.param
+    return compile_layout(pattern, seq_len, block=block, kv_seq_len=kv_seq_len, num_heads=heads)
+
+
+def _rows_of(mask):
+    """bool (H, R, C) -> list over (h, r) of ascending column index lists."""
+    return [[torch.nonzero(mask[h, r]).flatten().tolist() for r in range(mask.shape[1])]
+            for h in range(mask.shape[0])]
+
+
+def _check_padded(num, idx, mask):
+    """num (H, R) int32 and idx (H, R, width) int32 against bool mask (H, R, C)."""
+    H, R, _ = mask.shape
+    assert num.dtype == torch.int32 and idx.dtype == torch.int32
+    assert num.shape == (H, R)
+    assert torch.equal(num.long(), mask.sum(-1))
+    width = int(mask.sum(-1).max()) if mask.numel() else 0
+    assert idx.shape == (H, R, width)
+    rows = _rows_of(mask)
+    for h in range(H):
+        for r in range(R):
+            n = len(rows[h][r])
+            assert idx[h, r, :n].tolist() == rows[h][r]
+            assert (idx[h, r, n:] == 0).all(), "padding past the count must be 0"
+
+
+def test_mask_full_basics(layout):
+    H, nq, nk = layout.shape
+    assert nq == -(-layout.seq_len // layout.block)
+    assert nk == -(-layout.kv_seq_len // layout.block)
+    for t in (layout.mask, layout.full):
+        assert t.dtype == torch.bool and t.shape == (H, nq, nk)
+    assert not (layout.full & ~layout.mask).any(), "full blocks must be on"
+    assert layout.nnz == int(layout.mask.sum())
+    assert layout.density == pytest.approx(layout.nnz / (H * nq * nk))
+    assert 0.0 <= layout.density <= 1.0
+
+
+def test_kv_tables(layout):
+    mask, full = layout.mask, layout.full
+    _check_padded(layout.kv_num_blocks, layout.kv_indices, mask)
+    _check_padded(layout.full_kv_num_blocks, layout.full_kv_indices, full)
+    _check_padded(layout.partial_kv_num_blocks, layout.partial_kv_indices, mask & ~full)
+
+
+def test_q_tables(layout):
+    mask, full = [m.transpose(1, 2) for m in (layout.mask, layout.full)]
+    _check_padded(layout.q_num_blocks, layout.q_indices, mask)
+    _check_padded(layout.full_q_num_blocks, layout.full_q_indices, full)
+    _check_padded(layout.partial_q_num_blocks, layout.partial_q_indices, mask & ~full)
+
+
+def _check_csr(offsets, flat, mask, codes=None, block_codes=None):
+    H, R, _ = mask.shape
+    assert offsets.dtype == torch.int32 and flat.dtype == torch.int32
+    assert offsets.shape == (H * R + 1,)
+    assert offsets[0] == 0 and offsets[-1] == flat.numel()
+    counts = mask.sum(-1).flatten()
+    assert torch.equal(offsets[1:].long() - offsets[:-1].long(), counts)
+    rows = _rows_of(mask)
+    for h in range(H):
+        for r in range(R):
+            lo, hi = int(offsets[h * R + r]), int(offsets[h * R + r + 1])
+            assert flat[lo:hi].tolist() == rows[h][r]
+            if codes is not None:
+                expected = [int(block_codes[h, r, c]) for c in rows[h][r]]
+                assert codes[lo:hi].tolist() == expected
+
+
+def test_kernel_tables_csr(layout):
+    tables = layout.kernel_tables()
+    assert len(tables) == 10
+    (f_kv_off, f_kv_flat, p_kv_off, p_kv_flat, p_kv_codes,
+     f_q_off, f_q_flat, p_q_off, p_q_flat, p_q_codes) = tables
+    mask, full = layout.mask, layout.full
+    partial = mask & ~full
+    codes = layout.block_codes()
+    assert p_kv_codes.dtype == torch.int32 and p_q_codes.dtype == torch.int32
+    assert p_kv_codes.shape == p_kv_flat.shape and p_q_codes.shape == p_q_flat.shape
+    _check_csr(f_kv_off, f_kv_flat, full)
+    _check_csr(p_kv_off, p_kv_flat, partial, p_kv_codes, codes)
+    t = lambda m: m.transpose(1, 2)  # noqa: E731
+    _check_csr(f_q_off, f_q_flat, t(full))
+    _check_csr(p_q_off, p_q_flat, t(partial), p_q_codes, t(codes))
+    # Each table is built once.
+    assert all(a is b for a, b in zip(tables, layout.kernel_tables()))
+
+
+def test_block_codes(layout):
+    codes = layout.block_codes()
+    assert codes.dtype == torch.int8 and codes.shape == layout.shape
+    assert torch.equal(codes == -1, ~layout.mask)
+    assert torch.equal(codes == 3, layout.full)
+    partial = layout.mask & ~layout.full
+    assert set(codes[partial].tolist()) <= {CODE_BOUNDS, CODE_CAUSAL, CODE_ANTICAUSAL}
+
+
+def test_codes_match_token_mask(layout):
+    """Each partial code names the element mask the kernel applies; recompute the token
+    mask from mask/full/codes independently of to_dense()."""
+    H, nq, nk = layout.shape
+    b, N, K = layout.block, layout.seq_len, layout.kv_seq_len
+    codes = layout.block_codes()
+    dense = layout.to_dense()
+    for h in range(H):
+        for i in range(nq):
+            for j in range(nk):
+                cell = dense[h, i * b:(i + 1) * b, j * b:(j + 1) * b]
+                q = torch.arange(i * b, min((i + 1) * b, N))[:, None]
+                k = torch.arange(j * b, min((j + 1) * b, K))[None, :]
+                c = int(codes[h, i, j])
+                expected = {-1: torch.zeros_like(q >= k), 3: torch.ones_like(q >= k),
+                            CODE_BOUNDS: torch.ones_like(q >= k), CODE_CAUSAL: q >= k,
+                            CODE_ANTICAUSAL: q < k}[c]
+                assert torch.equal(cell, expected), (h, i, j, c)
+                if c != -1:
+                    assert cell.any(), f"block {(h, i, j)} is on but has no on token"
+
+
+def test_empty_layout_tables():
+    layout = compile_layout("none", 100, block=16)
+    assert layout.nnz == 0 and layout.density == 0.0
+    assert layout.kv_indices.shape == (1, 7, 0)
+    assert layout.q_indices.shape == (1, 7, 0)
+    assert layout.partial_kv_indices.shape == (1, 7, 0)
+    assert layout.kv_num_blocks.tolist() == [[0] * 7]
+    off = layout.kernel_tables()[0]
+    assert off.tolist() == [0] * 8
+
+
+def test_no_partial_blocks_tables():
+    layout = compile_layout("local(1)", 128, block=16)
+    assert layout.partial_kv_num_blocks.sum() == 0
+    assert layout.partial_kv_indices.shape == (1, 8, 0)
+    assert layout.full_kv_indices.shape == (1, 8, 3)
+
+
+def test_unknown_attribute_raises_attribute_error():
+    layout = compile_layout("local(1)", 128, block=16)
+    with pytest.raises(AttributeError):
+        layout.kv_indexes  # noqa: B018
+    assert not hasattr(layout, "partial_kv_whatever")
+
+
+# -- devices ------------------------------------------------------------------------------------
+def test_to_same_device_is_identity():
+    layout = compile_layout("local(1)", 256, block=16)
+    assert layout.to("cpu") is layout
+    assert layout.to(torch.device("cpu")) is layout
+
+
+def test_to_other_device_moves_tables():
+    layout = compile_layout("local(1) & causal", 256, block=16)
+    meta = layout.to("meta")
+    assert meta is not layout and meta.device == torch.device("meta")
+    assert meta.nnz == layout.nnz and meta.shape == layout.shape
+    for t in meta.kernel_tables() + (meta.kv_num_blocks, meta.kv_indices, meta.q_indices,
+                                       meta.full_kv_indices, meta.partial_q_num_blocks,
+                                       meta.mask, meta.full):
+        assert t.device.type == "meta"
+    back = meta.to("cpu")
+    assert torch.equal(back.mask, layout.mask)
+    assert all(torch.equal(a, b) for a, b in zip(back.kernel_tables(), layout.kernel_tables()))
+
+
+def test_compile_with_device():
+    layout = compile_layout("local(1)", 256, block=16, device="meta")
+    assert layout.device == torch.device("meta")
+    assert layout.kv_indices.device.type == "meta"
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_to_cuda():
+    layout = compile_layout("local(1) & causal", 256, block=16)
+    gpu = layout.to("cuda")
+    assert all(t.is_cuda for t in gpu.kernel_tables())
+    assert torch.equal(gpu.mask.cpu(), layout.mask)
+
+
+# -- from a bool block mask ---------------------------------------------------------------------
+def test_from_block_mask():
+    torch.manual_seed(0)
+    mask = torch.rand(3, 7, 5) < 0.4
+    layout = compile_layout(mask, 100, block=16, kv_seq_len=70)
+    assert layout.shape == (3, 7, 5)
+    assert torch.equal(layout.mask, mask)
+    ragged = torch.zeros_like(mask)
+    ragged[..., -1] = True  # 70 % 16 != 0: the last key block needs the bounds mask
+    assert torch.equal(layout.full, mask & ~ragged)
+    codes = layout.block_codes()
+    assert (codes[mask & ragged] == CODE_BOUNDS).all()
+    tokens = mask.repeat_interleave(16, 1).repeat_interleave(16, 2)[:, :100, :70]
+    assert torch.equal(layout.to_dense(), tokens)
+    _check_padded(layout.kv_num_blocks, layout.kv_indices, mask)
+
+
+def test_from_block_mask_2d_and_exact_sizes():
+    mask = torch.eye(4, dtype=torch.bool)
+    layout = compile_layout(mask, 64, block=16)
+    assert layout.shape == (1, 4, 4)
+    assert torch.equal(layout.full[0], mask)
+
+
+def test_from_block_mask_errors():
+    with pytest.raises(LayoutError, match="bool"):
+        compile_layout(torch.ones(1, 4, 4), 64, block=16)
+    with pytest.raises(LayoutError, match=r"expected \(H or 1, 4, 4\)"):
+        compile_layout(torch.ones(1, 4, 5, dtype=torch.bool), 64, block=16)
+    with pytest.raises(LayoutError, match="heads"):
+        compile_layout(torch.ones(3, 4, 4, dtype=torch.bool), 64, block=16, num_heads=2)
+    compile_layout(torch.ones(1, 4, 4, dtype=torch.bool), 64, block=16, num_heads=2)
+    compile_layout(torch.ones(2, 4, 4, dtype=torch.bool), 64, block=16, num_heads=2)
+
+
+# -- a Layout passed back to compile_layout -----------------------------------------------------
+def test_layout_passes_through():
+    layout = compile_layout("local(1)", 1000, block=64)
+    assert compile_layout(layout, 1000, block=64) is layout
+    assert compile_layout(layout, 1000, block=64, kv_seq_len=1000, num_heads=8) is layout
+    heads = compile_layout("per_head(local(1), dense)", 1000, block=64, num_heads=4)
+    assert compile_layout(heads, 1000, block=64, num_heads=4) is heads
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(seq_len=999, block=64),
+    dict(seq_len=1000, block=128),
+    dict(seq_len=1000, block=64, kv_seq_len=900),
+])
+def test_layout_mismatched_shapes(kwargs):
+    layout = compile_layout("local(1)", 1000, block=64)
+    seq_len = kwargs.pop("seq_len")
+    with pytest.raises(LayoutError, match="compile a new layout"):
+        compile_layout(layout, seq_len, **kwargs)
+
+
+def test_layout_mismatched_heads():
+    heads = compile_layout("per_head(local(1), dense)", 1000, block=64, num_heads=4)
+    with pytest.raises(LayoutError, match="4 heads"):
+        compile_layout(heads, 1000, block=64, num_heads=2)
+
+
+# -- caching ------------------------------------------------------------------------------------
+def test_cache_returns_the_same_object():
+    a = compile_layout("local(3) | global(2)", 4096, block=64)
+    assert compile_layout("local(3) | global(2)", 4096, block=64) is a
+    assert compile_layout(parse("local(3) | global(2)"), 4096, block=64) is a
+    assert compile_layout("local(3) | global(2)", 4096, block=64, device="cpu") is a
+    assert compile_layout("local(3) | global(2)", 4096, block=64, kv_seq_len=4096) is a
+
+
+def test_cache_keys_on_shapes_and_heads():
+    a = compile_layout("local(3)", 4096, block=64)
+    assert compile_layout("local(3)", 4096, block=128) is not a
+    assert compile_layout("local(3)", 4000, block=64) is not a
+    assert compile_layout("local(3)", 4096, block=64, kv_seq_len=2048) is not a
+    h2 = compile_layout("per_head(local(3), dense)", 4096, block=64, num_heads=2)
+    h4 = compile_layout("per_head(local(3), dense)", 4096, block=64, num_heads=4)
+    assert h2 is not h4 and h2.num_heads == 2 and h4.num_heads == 4
+
+
+def test_layout_repr_and_str():
+    layout = compile_layout("local(1) & causal", 64, block=16)
+    text = str(layout)
+    assert "density" in text
+    lines = text.splitlines()
+    assert lines[1:5] == ["▒···", "█▒··", "·█▒·", "··█▒"]
+    assert "local(1) & causal" in repr(layout)
+    assert isinstance(layout, Layout)
