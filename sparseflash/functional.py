@@ -302,6 +302,9 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     # Under torch.compile the custom op keeps attention one opaque graph node; in eager
     # mode the autograd.Function runs the same code with less per-call overhead.
     call = _forward_op if torch.compiler.is_compiling() else _Attention.apply
-    out, lse = call(q, k, v, list(lay.kernel_tables()), meta, scale, kpm, kv_active, seed,
-                    float(dropout_p), backend)
+    # The inputs already have the autocast dtype; autocast must not also lower the torch
+    # backend's float32 accumulation, and eager and compiled calls must compute the same.
+    with torch.autocast(q.device.type, enabled=False):
+        out, lse = call(q, k, v, list(lay.kernel_tables()), meta, scale, kpm, kv_active,
+                        seed, float(dropout_p), backend)
     return (out, lse) if return_lse else out

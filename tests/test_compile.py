@@ -1,0 +1,159 @@
+"""``sparseflash.attention`` under ``torch.compile`` (eager and aot_eager backends, so no C++
+compiler is needed) and under CPU autocast."""
+
+import os
+
+# TRITON_INTERPRET is set by tests/conftest.py on machines without CUDA.
+
+import warnings  # noqa: E402
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+import sparseflash  # noqa: E402
+from sparseflash import compile_layout  # noqa: E402
+from sparseflash.reference import dense_attention  # noqa: E402
+
+BACKENDS = ["torch", "triton"]
+
+
+def make_qkv(B=1, Hq=2, Hkv=1, N=40, Nk=33, D=16, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randn(B, Hq, N, D, generator=g), torch.randn(B, Hkv, Nk, D, generator=g),
+            torch.randn(B, Hkv, Nk, D, generator=g))
+
+
+def fwd_bwd(fn, q, k, v, *, manual_seed=0):
+    q, k, v = (x.detach().requires_grad_() for x in (q, k, v))
+    torch.manual_seed(manual_seed)
+    out = fn(q, k, v)
+    do = torch.randn(out.shape, generator=torch.Generator().manual_seed(1))
+    return (out.detach(),) + torch.autograd.grad(out, (q, k, v), do)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_dynamo():
+    torch._dynamo.reset()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # dynamo's lru_cache notices
+        yield
+    torch._dynamo.reset()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("compile_backend", ["eager", "aot_eager"])
+def test_compile_matches_eager(backend, compile_backend):
+    q, k, v = make_qkv()
+    kpm = torch.zeros(1, 33, dtype=torch.bool)
+    kpm[0, -4:] = True
+
+    def fn(q, k, v):
+        return sparseflash.attention(q, k, v, "causal | global(1)", block=16,
+                                     key_padding_mask=kpm, backend=backend)
+
+    eager = fwd_bwd(fn, q, k, v)
+    compiled = fwd_bwd(torch.compile(fn, backend=compile_backend), q, k, v)
+    for name, a, b in zip(("out", "dq", "dk", "dv"), compiled, eager):
+        torch.testing.assert_close(a, b, atol=1e-6, rtol=1e-6, msg=name)
+    # And eager is right (float64 golden).
+    mask = compile_layout("causal | global(1)", 40, kv_seq_len=33, block=16).to_dense()
+    gold = dense_attention(q.double(), k.double(), v.double(), mask, key_padding_mask=kpm)[0]
+    torch.testing.assert_close(eager[0].double(), gold, atol=1e-5, rtol=1e-5)
+
+
+def test_compile_fullgraph_with_layout_object():
+    """A precompiled Layout, fullgraph (no graph break around the op), and attention is
+    one opaque node of the graph."""
+    q, k, v = make_qkv(Hkv=2)
+    lay = compile_layout("local(1) | global(1)", 40, kv_seq_len=33, block=16)
+    targets = []
+
+    def recording_backend(gm, example_inputs):
+        targets.extend(str(node.target) for node in gm.graph.nodes)
+        return gm.forward
+
+    def fn(q, k, v):
+        return sparseflash.attention(q, k, v, lay, backend="torch") * 2
+
+    eager = fwd_bwd(fn, q, k, v)
+    torch.compile(fn, backend=recording_backend, fullgraph=True)(q, k, v)
+    assert any("sparseflash.attention_forward" in t for t in targets), targets
+    assert not any("einsum" in t or "softmax" in t for t in targets), targets
+    torch._dynamo.reset()
+    compiled = fwd_bwd(torch.compile(fn, backend="aot_eager", fullgraph=True), q, k, v)
+    for name, a, b in zip(("out", "dq", "dk", "dv"), compiled, eager):
+        torch.testing.assert_close(a, b, atol=1e-6, rtol=1e-6, msg=name)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_compile_with_dropout(backend):
+    """The seed comes from the global generator inside the compiled region too:
+    the same torch.manual_seed gives what eager gives."""
+    q, k, v = make_qkv()
+
+    def fn(q, k, v):
+        return sparseflash.attention(q, k, v, "dense", block=16, dropout_p=0.3,
+                                     backend=backend)
+
+    eager = fwd_bwd(fn, q, k, v, manual_seed=3)
+    compiled = fwd_bwd(torch.compile(fn, backend="aot_eager"), q, k, v, manual_seed=3)
+    for name, a, b in zip(("out", "dq", "dk", "dv"), compiled, eager):
+        torch.testing.assert_close(a, b, atol=1e-6, rtol=1e-6, msg=name)
+
+
+def test_compile_new_length_same_results():
+    """A second sequence length (dynamic shapes may kick in) still matches eager."""
+    fn = lambda q, k, v: sparseflash.attention(q, k, v, "causal", block=16,  # noqa: E731
+                                               backend="torch")
+    compiled = torch.compile(fn, backend="aot_eager")
+    for N in (40, 57):
+        q, k, v = make_qkv(N=N, Nk=N, Hkv=2, seed=N)
+        a, b = fwd_bwd(compiled, q, k, v), fwd_bwd(fn, q, k, v)
+        for x, y in zip(a, b):
+            torch.testing.assert_close(x, y, atol=1e-6, rtol=1e-6)
+
+
+# ----------------------------------------------------------------------------- autocast
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_autocast_cpu_bfloat16(backend):
+    q, k, v = (x.requires_grad_() for x in make_qkv(Hkv=2))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out = sparseflash.attention(q, k, v, "causal", block=16, backend=backend)
+    assert out.dtype == torch.bfloat16
+    out.float().sum().backward()
+    for x in (q, k, v):
+        assert x.grad.dtype == torch.float32 and torch.isfinite(x.grad).all()
+    mask = compile_layout("causal", 40, kv_seq_len=33, block=16).to_dense()
+    gold = dense_attention(q.double(), k.double(), v.double(), mask)[0]
+    torch.testing.assert_close(out.double(), gold, atol=3e-2, rtol=3e-2)
+
+
+def _autocast_case():
+    g = torch.Generator().manual_seed(0)
+    return [torch.randn(1, 2, 200, 64, generator=g) for _ in range(3)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_autocast_same_as_bfloat16_inputs(backend):
+    """Autocast means: cast the inputs to bfloat16, then the usual bfloat16 computation."""
+    q, k, v = _autocast_case()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out = sparseflash.attention(q, k, v, "causal", block=32, backend=backend)
+    direct = sparseflash.attention(q.bfloat16(), k.bfloat16(), v.bfloat16(), "causal",
+                                   block=32, backend=backend)
+    torch.testing.assert_close(out, direct, atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_autocast_compiled_matches_eager(backend):
+    q, k, v = _autocast_case()
+
+    def fn(q, k, v):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return sparseflash.attention(q, k, v, "causal", block=32, backend=backend)
+
+    eager = fn(q, k, v)
+    compiled = torch.compile(fn, backend="aot_eager")(q, k, v)
+    assert compiled.dtype == torch.bfloat16
+    torch.testing.assert_close(compiled, eager, atol=0, rtol=0)
