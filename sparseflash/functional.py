@@ -17,6 +17,8 @@ from .layout import Layout, LayoutError, compile_layout
 from .layout.ast import Pattern
 
 BACKENDS = ("auto", "triton", "torch")
+DEFAULT_BLOCK = 128  # layout block for pattern strings and block masks
+_LN2 = math.log(2.0)
 _DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 
 
@@ -167,6 +169,9 @@ _forward_op.register_autograd(_backward, setup_context=_setup_context)
 
 
 # ----------------------------------------------------------------------------- public API
+_NO_SEED = torch.zeros(1, dtype=torch.int64)
+
+
 def _check_tensors(q, k, v):
     for name, t in (("q", q), ("k", k), ("v", v)):
         if not isinstance(t, torch.Tensor):
@@ -197,16 +202,19 @@ def _check_tensors(q, k, v):
         raise ValueError(f"sequence lengths must be positive, got N={N}, Nk={k.shape[2]}")
 
 
-def _resolve_layout(layout, N: int, Nk: int, block: int, heads: int, device) -> Layout:
+def _resolve_layout(layout, N: int, Nk: int, block: Optional[int], heads: int,
+                    device) -> Layout:
+    if isinstance(layout, Layout):
+        if block is not None and layout.block != block:
+            raise LayoutError(f"block={block} was passed but the layout was compiled with "
+                              f"block={layout.block}: leave block out (a Layout carries its "
+                              "own), or compile the layout again with this block")
+        layout.check_compatible(N, Nk, layout.block, heads)
+        return layout.to(device)
+    block = DEFAULT_BLOCK if block is None else block
     if isinstance(layout, (str, Pattern)):
         return compile_layout(layout, N, kv_seq_len=Nk, block=block, num_heads=heads,
                               device=device)
-    if isinstance(layout, Layout):
-        if layout.block != block and block != 128:
-            raise LayoutError(f"block={block} was passed but the layout has block "
-                              f"{layout.block}: leave block out, or compile a new layout")
-        layout.check_compatible(N, Nk, layout.block, heads)
-        return layout.to(device)
     if isinstance(layout, torch.Tensor):
         if layout.dtype != torch.bool:
             raise LayoutError(f"a block-mask layout must be a bool tensor, got {layout.dtype}")
@@ -249,7 +257,7 @@ def _padding_tables(key_padding_mask, B, Nk, block, nk, device):
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
               layout: Union[str, Pattern, Layout, torch.Tensor] = "dense", *,
-              block: int = 128, scale: Optional[float] = None, dropout_p: float = 0.0,
+              block: Optional[int] = None, scale: Optional[float] = None, dropout_p: float = 0.0,
               key_padding_mask: Optional[torch.Tensor] = None, backend: str = "auto",
               return_lse: bool = False):
     """Exact block-sparse attention: ``softmax(q k^T * scale + mask) v`` over the blocks the
@@ -261,7 +269,9 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
         layout: a pattern string (``"local(2) | global(1)"``, compiled for
             ``(N, Nk, block, Hq)`` and cached), a :class:`Layout`, or a bool block mask
             ``(H or 1, ceil(N/block), ceil(Nk/block))``.
-        block: layout block size in tokens (power of two >= 16) for strings and masks.
+        block: layout block size in tokens (power of two >= 16) for strings and masks;
+            default 128. A :class:`Layout` carries its own block: passing a different one
+            is an error.
         scale: score scale, default ``1/sqrt(D)``.
         dropout_p: dropout on the attention probabilities, applied inside the kernel; the
             keep-mask is regenerated in the backward from a seed drawn from torch's global
@@ -281,7 +291,8 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     _check_tensors(q, k, v)
     B, H, N, D = q.shape
     Nk = k.shape[2]
-    if isinstance(block, bool) or not isinstance(block, int) or block < 16 or block & (block - 1):
+    if block is not None and (isinstance(block, bool) or not isinstance(block, int)
+                              or block < 16 or block & (block - 1)):
         raise ValueError(f"block must be a power of two >= 16, got {block!r}")
     if not isinstance(dropout_p, (int, float)) or not 0.0 <= dropout_p < 1.0:
         raise ValueError(f"dropout_p must be in [0, 1), got {dropout_p!r}")
@@ -297,7 +308,7 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     if dropout_p > 0:
         seed = torch.randint(0, 2**62, (1,), dtype=torch.int64)  # global CPU generator
     else:
-        seed = torch.zeros(1, dtype=torch.int64)
+        seed = _NO_SEED  # never read, never written: one shared tensor spares an allocation
     meta = [lay.block, lay.num_heads, lay.num_q_blocks, lay.num_kv_blocks]
     # Under torch.compile the custom op keeps attention one opaque graph node; in eager
     # mode the autograd.Function runs the same code with less per-call overhead.
@@ -307,4 +318,7 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     with torch.autocast(q.device.type, enabled=False):
         out, lse = call(q, k, v, list(lay.kernel_tables()), meta, scale, kpm, kv_active,
                         seed, float(dropout_p), backend)
-    return (out, lse) if return_lse else out
+    if not return_lse:
+        return out
+    # The Triton kernels keep the base-2 lse their exp2 loop produces (see kernels.forward).
+    return out, (lse * _LN2 if backend == "triton" else lse)

@@ -6,3 +6,7 @@ import torch
 # run in the interpreter; on a GPU they are compiled.
 if not torch.cuda.is_available():
     os.environ.setdefault("TRITON_INTERPRET", "1")
+    # @triton.jit reads TRITON_INTERPRET when the kernel modules are imported. Import them
+    # now, so that a test that unsets the variable (to check the error without it) cannot
+    # be the first importer and leave compiled, un-runnable kernels to the tests after it.
+    import sparseflash.kernels.launch  # noqa: E402,F401

@@ -151,10 +151,20 @@ def test_layout_wrong_kv_seq_len():
         attention(*qkv(N=32, Nk=32), lay)
 
 
-def test_layout_wrong_block():
+@pytest.mark.parametrize("block", [32, 128])  # 128, the default for strings, is no exception
+def test_layout_wrong_block(block):
     lay = compile_layout("local(1)", 32, block=16)
-    with pytest.raises(LayoutError, match="block=32 was passed but the layout has block 16"):
-        attention(*qkv(), lay, block=32)
+    with pytest.raises(LayoutError, match=f"block={block} was passed but the layout was "
+                                          "compiled with block=16"):
+        attention(*qkv(), lay, block=block)
+
+
+def test_layout_carries_its_block():
+    q, k, v = qkv()
+    lay = compile_layout("local(1)", 32, block=16)
+    out = sparseflash.attention(q, k, v, lay, backend="torch")
+    same = sparseflash.attention(q, k, v, "local(1)", block=16, backend="torch")
+    torch.testing.assert_close(out, same, rtol=0, atol=0)
 
 
 def test_layout_wrong_heads():

@@ -176,6 +176,15 @@ def test_to_same_device_is_identity():
     layout = compile_layout("local(1)", 256, block=16)
     assert layout.to("cpu") is layout
     assert layout.to(torch.device("cpu")) is layout
+    assert layout.to("cpu:0") is layout  # the index does not make it another device
+
+
+def test_to_caches_its_copies():
+    # attention() calls to(q.device) on every call: the tables must move once, not per call.
+    layout = compile_layout("local(1)", 256, block=16)
+    meta = layout.to("meta")
+    assert layout.to("meta") is meta
+    assert meta.kernel_tables() is meta.kernel_tables()
 
 
 def test_to_other_device_moves_tables():
@@ -204,6 +213,10 @@ def test_to_cuda():
     gpu = layout.to("cuda")
     assert all(t.is_cuda for t in gpu.kernel_tables())
     assert torch.equal(gpu.mask.cpu(), layout.mask)
+    # "cuda" and "cuda:<current>" are the same place: no second copy of the tables.
+    assert gpu.to(torch.device("cuda", torch.cuda.current_device())) is gpu
+    assert compile_layout("local(1)", 256, block=16, device="cuda").to(
+        f"cuda:{torch.cuda.current_device()}").device == gpu.device
 
 
 # -- from a bool block mask ---------------------------------------------------------------------

@@ -8,14 +8,14 @@ Two kernels, no atomics, deterministic:
   accumulates dK and dV in registers.
 * dQ: one program per (query tile, batch * head) walks its layout *row*, like the forward.
 
-Both recompute P = exp(S - lse) from the saved log-sum-exp; dropout regenerates the same
+Both recompute P = exp2(S * scale * log2(e) - lse2) from the forward's base-2 log-sum-exp; dropout regenerates the same
 keep-mask from the Philox seed. ``delta = rowsum(dO * O)`` is computed before them.
 """
 
 import triton
 import triton.language as tl
 
-from .common import LOG2E, dropout_keep, mma, tile_mask
+from .common import dropout_keep, mma, tile_mask
 
 
 @triton.jit
@@ -45,7 +45,7 @@ def _dkdv_tile(dk, dv, k_t, v_t, Q, DO, LSE, DELTA, start_m, offs_n, offs_d, cod
                  mask=m_ok[:, None] & d_ok[None, :], other=0.0)
     lse = tl.load(LSE + offs_m, mask=m_ok, other=float("inf"))
     # Rows with no key (lse = -inf) and rows past N get P = 0.
-    lse2 = tl.where(lse == float("-inf"), float("inf"), lse * LOG2E)
+    lse2 = tl.where(lse == float("-inf"), float("inf"), lse)
     delta = tl.load(DELTA + offs_m, mask=m_ok, other=0.0)
     p = _probabilities(q, k_t, offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, lse2, qk_scale,
                        PARTIAL, HAS_PADDING, PRECISION)
@@ -200,7 +200,7 @@ def attention_dq_kernel(
     do = tl.load(DO + offs_m[:, None] * stride_don + offs_d[None, :] * stride_dod,
                  mask=m_ok[:, None] & d_ok[None, :], other=0.0)
     lse = tl.load(LSE + bh.to(tl.int64) * N + offs_m, mask=m_ok, other=float("inf"))
-    lse2 = tl.where(lse == float("-inf"), float("inf"), lse * LOG2E)
+    lse2 = tl.where(lse == float("-inf"), float("inf"), lse)
     delta = tl.load(DELTA + bh.to(tl.int64) * N + offs_m, mask=m_ok, other=0.0)
     dq = tl.zeros((BLOCK_M, BLOCK_D), tl.float32)
 

@@ -6,9 +6,6 @@ import triton
 import triton.language as tl
 
 # Globals read inside @triton.jit functions must be tl.constexpr objects.
-LOG2E = tl.constexpr(1.4426950408889634)
-LN2 = tl.constexpr(0.6931471805599453)
-
 # Codes of partial blocks; the same numbers as sparseflash.layout.CODE_*.
 CODE_BOUNDS = tl.constexpr(0)
 CODE_CAUSAL = tl.constexpr(1)

@@ -3,13 +3,14 @@
 One program per (query tile, batch * head). It loads its query tile once and walks the key
 blocks its layout row lists: first the *full* blocks with no element mask, then the
 *partial* ones with it. Blocks the layout does not list cost nothing. Softmax runs online
-in float32 with exp2 and the scale folded in; the program writes O and the log-sum-exp.
+in float32 with exp2 and the scale folded in; the program writes O and the base-2
+log-sum-exp ``log2(sum(2^(s * scale * log2(e))))`` = natural lse * log2(e).
 """
 
 import triton
 import triton.language as tl
 
-from .common import LN2, LOG2E, dropout_keep, mma, tile_mask
+from .common import dropout_keep, mma, tile_mask
 
 
 @triton.jit
@@ -122,8 +123,10 @@ def attention_forward_kernel(
     # Rows with no key left: O = 0 and lse = -inf (never NaN).
     has_keys = l_i > 0.0
     out = acc / tl.where(has_keys, l_i, 1.0)[:, None]
-    lse = tl.where(has_keys, (m_i + tl.math.log2(tl.where(has_keys, l_i, 1.0))) * LN2,
-                   float("-inf"))
+    # The log-sum-exp stays in the base-2, scale-folded domain the loop ran in: the backward
+    # subtracts it from base-2 scores directly, and a round trip through the natural log
+    # would round it twice (visible at large logits). ``attention`` converts it for users.
+    lse = tl.where(has_keys, m_i + tl.math.log2(tl.where(has_keys, l_i, 1.0)), float("-inf"))
     O += b.to(tl.int64) * stride_ob + h.to(tl.int64) * stride_oh
     tl.store(O + offs_m[:, None] * stride_on + offs_d[None, :] * stride_od,
              out.to(O.dtype.element_ty), mask=m_ok[:, None] & d_ok[None, :])

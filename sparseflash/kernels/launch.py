@@ -76,6 +76,7 @@ def _prune(kind: str, configs, named_args, **kwargs):
 
 
 LOG2E = 1.4426950408889634  # scores are scaled by scale * log2(e) for exp2
+LN2 = 0.6931471805599453
 
 _KEY = ["BLOCK_D", "LAYOUT_BLOCK", "HAS_PADDING", "HAS_DROPOUT", "PRECISION"]
 
@@ -127,7 +128,10 @@ def _padding_args(key_padding: Optional[torch.Tensor], kv_active: Optional[torch
 def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[torch.Tensor],
             meta: LayoutMeta, scale: float, key_padding: Optional[torch.Tensor],
             kv_active: Optional[torch.Tensor], seed: int, dropout_p: float):
-    """q (B, H, N, D), k/v (B, Hkv, Nk, D) -> (o (B, H, N, D), lse (B, H, N) float32).
+    """q (B, H, N, D), k/v (B, Hkv, Nk, D) -> (o (B, H, N, D), lse2 (B, H, N) float32).
+
+    ``lse2`` is the base-2 log-sum-exp of the scaled scores (natural lse * log2(e)), the
+    form :func:`backward` reads; multiply by ln(2) for the natural one.
 
     ``key_padding`` is int8 (B, Nk), 1 = ignore; ``kv_active`` int8 (B, nk) marks key blocks
     with at least one real key (the others are skipped)."""

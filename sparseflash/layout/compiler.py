@@ -19,7 +19,7 @@ import torch
 from . import ast
 from .blockset import BlockSet, Primitive as PrimitiveSet
 from .errors import LayoutError
-from .layout import CODE_ANTICAUSAL, CODE_BOUNDS, CODE_CAUSAL, Layout
+from .layout import CODE_ANTICAUSAL, CODE_BOUNDS, CODE_CAUSAL, Layout, canonical_device
 from .parser import N_BLOCKS, parse
 from .primitives import REGISTRY, bind_arguments
 
@@ -223,7 +223,7 @@ def compile_layout(pattern: Union[str, ast.Pattern, Layout, torch.Tensor], seq_l
     """
     kv_seq_len = seq_len if kv_seq_len is None else kv_seq_len
     _check_shapes(seq_len, kv_seq_len, block, num_heads)
-    device = torch.device(device) if device is not None else torch.device("cpu")
+    device = canonical_device(device if device is not None else "cpu")
     if isinstance(pattern, Layout):
         pattern.check_compatible(seq_len, kv_seq_len, block, num_heads)
         return pattern.to(device)

@@ -15,6 +15,18 @@ from .errors import LayoutError
 CODE_BOUNDS, CODE_CAUSAL, CODE_ANTICAUSAL = 0, 1, 2
 
 
+def canonical_device(device) -> torch.device:
+    """``torch.device`` with the index spelled out, so that a layout built for ``"cuda"`` is
+    recognised as already being where ``cuda:0`` tensors are (``torch.device("cuda") !=
+    torch.device("cuda:0")``): otherwise every call would copy the tables again."""
+    device = torch.device(device)
+    if device.type == "cpu":
+        return torch.device("cpu")
+    if device.index is None and device.type == "cuda" and torch.cuda.is_available():
+        return torch.device("cuda", torch.cuda.current_device())
+    return device
+
+
 def _csr(keys: torch.Tensor, num_rows: int, row_len: int, other_len: int, transpose: bool):
     """Group flat keys ``(h * R + r) * C + c`` into CSR rows.
 
@@ -77,9 +89,11 @@ class Layout:
         self.num_q_blocks = -(-seq_len // block)
         self.num_kv_blocks = -(-kv_seq_len // block)
         self.pattern = pattern
-        self.device = torch.device(device)
+        self.device = canonical_device(device)
         self._cpu_tables: Dict[str, torch.Tensor] = {}  # built once, on the CPU
         self._tables: Dict[str, torch.Tensor] = {}      # the same on self.device
+        self._copies: Dict[torch.device, "Layout"] = {}  # to(): one copy per device
+        self._kernel_tables: Optional[Tuple[torch.Tensor, ...]] = None
 
     # -- construction ----------------------------------------------------------------------
     @classmethod
@@ -108,13 +122,18 @@ class Layout:
 
     def to(self, device) -> "Layout":
         """This layout with its tables on ``device`` (the same object if already there)."""
-        device = torch.device(device)
+        device = canonical_device(device)
         if device == self.device:
             return self
-        return Layout(full_keys=self.full_keys, partial_keys=self.partial_keys,
-                      partial_codes=self.partial_codes, num_heads=self.num_heads,
-                      seq_len=self.seq_len, kv_seq_len=self.kv_seq_len, block=self.block,
-                      pattern=self.pattern, device=device)
+        copy = self._copies.get(device)
+        if copy is None:
+            copy = self._copies[device] = Layout(
+                full_keys=self.full_keys, partial_keys=self.partial_keys,
+                partial_codes=self.partial_codes, num_heads=self.num_heads,
+                seq_len=self.seq_len, kv_seq_len=self.kv_seq_len, block=self.block,
+                pattern=self.pattern, device=device)
+            copy._cpu_tables = self._cpu_tables  # device-independent: share, do not rebuild
+        return copy
 
     def check_compatible(self, seq_len: int, kv_seq_len: int, block: int,
                          num_heads: Optional[int]) -> None:
@@ -193,6 +212,11 @@ class Layout:
         return self._cpu_tables[name] if cpu else self._tables[name]
 
     def _make_tables(self) -> None:
+        if not self._cpu_tables:  # a copy made by to() shares its source's CPU tables
+            self._cpu_tables = self._csr_tables()
+        self._tables = {k: v.to(self.device) for k, v in self._cpu_tables.items()}
+
+    def _csr_tables(self) -> Dict[str, torch.Tensor]:
         h, nq, nk = self.shape
         t: Dict[str, torch.Tensor] = {}
         for kind, keys in (("full", self.full_keys), ("partial", self.partial_keys)):
@@ -204,8 +228,7 @@ class Layout:
                 t[f"{kind}_{axis}_flat"] = indices
                 if kind == "partial":
                     t[f"partial_{axis}_codes"] = self.partial_codes[order]
-        self._cpu_tables = {k: v.to(torch.int32) for k, v in t.items()}
-        self._tables = {k: v.to(self.device) for k, v in self._cpu_tables.items()}
+        return {k: v.to(torch.int32) for k, v in t.items()}
 
     def kernel_tables(self) -> Tuple[torch.Tensor, ...]:
         """The CSR tables the kernels read, int32 on ``self.device``, in this order:
@@ -219,7 +242,9 @@ class Layout:
         names = ("full_kv_offsets", "full_kv_flat", "partial_kv_offsets", "partial_kv_flat",
                  "partial_kv_codes", "full_q_offsets", "full_q_flat", "partial_q_offsets",
                  "partial_q_flat", "partial_q_codes")
-        return tuple(self._build(n) for n in names)
+        if self._kernel_tables is None:  # the hot path of every call: build the tuple once
+            self._kernel_tables = tuple(self._build(n) for n in names)
+        return self._kernel_tables
 
     def _padded(self, counts: torch.Tensor, offsets: torch.Tensor, flat: torch.Tensor):
         """CSR (CPU tensors) -> ``(H, rows per head, max count)`` int32, 0-padded."""
