@@ -28,8 +28,7 @@ def sparseflash_kernel_method(q, k, v, layout: Layout, **kw) -> Callable:
     ``sparseflash`` is the Python cost per call."""
     from sparseflash.kernels import launch
     tables = layout.kernel_tables()
-    meta = launch.LayoutMeta(layout.block, layout.num_heads, layout.num_q_blocks,
-                             layout.num_kv_blocks)
+    meta = launch.LayoutMeta.of(layout)
     scale = q.shape[-1] ** -0.5
     return lambda: launch.forward(q, k, v, tables, meta, scale, None, None, 0, 0.0)[0]
 

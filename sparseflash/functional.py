@@ -33,7 +33,7 @@ class _TableLayout(Layout):
     ints only). The torch backend reads its rows from these tables."""
 
     def __init__(self, tables, meta, seq_len, kv_seq_len):
-        block, heads, nq, nk = meta
+        block, heads, nq, nk = meta[:4]
         self._origin = list(tables)  # keeps the tensors (and so the cache key's pointers) alive
         self._given = [t.cpu() for t in tables]
         self.num_heads, self.block = heads, block
@@ -309,7 +309,8 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
         seed = torch.randint(0, 2**62, (1,), dtype=torch.int64)  # global CPU generator
     else:
         seed = _NO_SEED  # never read, never written: one shared tensor spares an allocation
-    meta = [lay.block, lay.num_heads, lay.num_q_blocks, lay.num_kv_blocks]
+    meta = [lay.block, lay.num_heads, lay.num_q_blocks, lay.num_kv_blocks,
+            *lay.schedule_sizes("kv")]
     # Under torch.compile the custom op keeps attention one opaque graph node; in eager
     # mode the autograd.Function runs the same code with less per-call overhead.
     call = _forward_op if torch.compiler.is_compiling() else _Attention.apply

@@ -347,6 +347,28 @@ def test_per_head_layout_and_mask(backend):
     torch.testing.assert_close(a["out"][:, 0::2], b["out"][:, 0::2], atol=1e-6, rtol=1e-5)
 
 
+# ----------------------------------------------------------------------------- split rows
+# A global row among short ones is split across programs whose partial softmax results the
+# launcher merges (sparseflash.layout.schedule). 20 key blocks against a mean of ~3 split.
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", [
+    dict(Hq=2, Hkv=2, N=320, Nk=320, layout="local(0) | global(1)", kpm=False),
+    dict(Hq=4, Hkv=2, N=301, Nk=290, layout="local(0) | global(2)", kpm=True),
+    dict(Hq=2, Hkv=1, N=330, Nk=330,
+         layout="per_head(local(0) | global(1), local(1) | global(2))", kpm=True),
+], ids=["global", "gqa-ragged-padding", "mqa-per-head"])
+def test_split_rows(backend, case):
+    N, Nk = case["N"], case["Nk"]
+    lay = compile_layout(case["layout"], N, kv_seq_len=Nk, block=16, num_heads=case["Hq"])
+    assert lay.schedule_sizes()[2] >= 1, "the case must actually split a row"
+    q, k, v = make_qkv(2, case["Hq"], case["Hkv"], N, Nk, 32, seed=29)
+    kpm = None
+    if case["kpm"]:
+        kpm = torch.rand(2, Nk, generator=torch.Generator().manual_seed(5)) < 0.3
+        kpm[1, : Nk // 2] = True  # whole padding blocks, inside the split row too
+    check_attention(q, k, v, lay, backend=backend, block=16, key_padding_mask=kpm)
+
+
 # ----------------------------------------------------------------------------- layout forms
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_layout_forms_agree(backend):

@@ -171,7 +171,9 @@ def test_keep_rate_end_to_end(backend, p):
     dict(B=2, Hq=4, Hkv=2, N=70, Nk=45, layout="causal | global(1)", block=32, kpm=True),
     dict(B=1, Hq=2, Hkv=1, N=33, Nk=80, layout="per_head(local(0), dense - causal)", block=16,
          kpm=True),
-], ids=["dense", "gqa-causal-padding", "mqa-per-head"])
+    dict(B=2, Hq=2, Hkv=2, N=320, Nk=320, layout="local(0) | global(1)", block=16,
+         kpm=True),
+], ids=["dense", "gqa-causal-padding", "mqa-per-head", "split-global-row"])
 def test_backends_agree_with_dropout(case):
     q, k, v = make_qkv(case["B"], case["Hq"], case["Hkv"], case["N"], case["Nk"], 16, seed=4)
     kpm = None

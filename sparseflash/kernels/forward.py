@@ -1,8 +1,9 @@
 """Block-sparse FlashAttention forward (Dao et al. 2022, Algorithms 1 and 5).
 
-One program per (query tile, batch * head). It loads its query tile once and walks the key
-blocks its layout row lists: first the *full* blocks with no element mask, then the
-*partial* ones with it. Blocks the layout does not list cost nothing. Softmax runs online
+One program per (schedule entry, query tile, batch * head). A schedule entry is a layout row,
+or a chunk of a row much longer than the rest (see ``sparseflash.layout.schedule``), and the
+entries run longest first. A program loads its query tile once and walks the key blocks of
+its stretch: first the *full* blocks with no element mask, then the *partial* ones with it. Blocks the layout does not list cost nothing. Softmax runs online
 in float32 with exp2 and the scale folded in; the program writes O and the base-2
 log-sum-exp ``log2(sum(2^(s * scale * log2(e))))`` = natural lse * log2(e).
 """
@@ -55,6 +56,7 @@ def _attend_tile(acc, l_i, m_i, q, K, V, start_n, offs_m, offs_d, code, b, bh,
 def attention_forward_kernel(
         Q, K, V, O, LSE,
         FULL_OFF, FULL_IDX, PART_OFF, PART_IDX, PART_CODE,
+        SCHED, WS_O, WS_LSE,
         KPM, KV_ACTIVE,
         qk_scale, seed, dropout_p,
         stride_qb, stride_qh, stride_qn, stride_qd,
@@ -62,16 +64,25 @@ def attention_forward_kernel(
         stride_vb, stride_vh, stride_vn, stride_vd,
         stride_ob, stride_oh, stride_on, stride_od,
         stride_kpm_b, stride_act_b,
-        H, N, Nk, D, NUM_Q_BLOCKS, LAYOUT_HEADS, GROUP,
+        H, N, Nk, D, NUM_Q_BLOCKS, LAYOUT_HEADS, GROUP, WS_SLOTS,
         LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
         BLOCK_D: tl.constexpr, HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
         PRECISION: tl.constexpr):
-    pid_m = tl.program_id(0)
-    bh = tl.program_id(1)
-    b = bh // H
-    h = bh % H
+    # Program (entry, query tile within the layout block) x (batch, head repeat). The
+    # schedule entry names the layout row and the stretch of its lists this program walks.
+    TILES: tl.constexpr = LAYOUT_BLOCK // BLOCK_M
+    pid = tl.program_id(0)
+    pid_g = tl.program_id(1)
+    entry = SCHED + (pid // TILES) * 6
+    row = tl.load(entry)
+    h_layout = row // NUM_Q_BLOCKS
+    q_block = row % NUM_Q_BLOCKS
+    rep = H // LAYOUT_HEADS  # 1 for per-head layouts, H for one broadcast layout
+    b = pid_g // rep
+    h = h_layout * rep + pid_g % rep
+    bh = b * H + h
     kv_h = h // GROUP
-    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_m = q_block * LAYOUT_BLOCK + (pid % TILES) * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_d = tl.arange(0, BLOCK_D)
     m_ok = offs_m < N
     d_ok = offs_d < D
@@ -85,14 +96,12 @@ def attention_forward_kernel(
     m_i = tl.full((BLOCK_M,), float("-inf"), tl.float32)
     l_i = tl.zeros((BLOCK_M,), tl.float32)
     acc = tl.zeros((BLOCK_M, BLOCK_D), tl.float32)
-
-    row = (h % LAYOUT_HEADS) * NUM_Q_BLOCKS + (pid_m * BLOCK_M) // LAYOUT_BLOCK
     SUBTILES: tl.constexpr = LAYOUT_BLOCK // BLOCK_N
 
     # One flat loop over (listed block, sub-tile) pairs keeps the loop body to a single tile,
     # which the software pipeliner handles far better than a nested loop.
     # Full blocks: no element mask.
-    start, end = tl.load(FULL_OFF + row), tl.load(FULL_OFF + row + 1)
+    start, end = tl.load(entry + 1), tl.load(entry + 2)
     for t in range(start * SUBTILES, end * SUBTILES):
         kb = tl.load(FULL_IDX + t // SUBTILES)
         active = True
@@ -106,7 +115,7 @@ def attention_forward_kernel(
                 HAS_DROPOUT, PRECISION)
 
     # Partial blocks: causal diagonal, ragged last key block, ... with the element mask.
-    start, end = tl.load(PART_OFF + row), tl.load(PART_OFF + row + 1)
+    start, end = tl.load(entry + 3), tl.load(entry + 4)
     for t in range(start * SUBTILES, end * SUBTILES):
         kb = tl.load(PART_IDX + t // SUBTILES)
         code = tl.load(PART_CODE + t // SUBTILES)
@@ -127,7 +136,17 @@ def attention_forward_kernel(
     # subtracts it from base-2 scores directly, and a round trip through the natural log
     # would round it twice (visible at large logits). ``attention`` converts it for users.
     lse = tl.where(has_keys, m_i + tl.math.log2(tl.where(has_keys, l_i, 1.0)), float("-inf"))
-    O += b.to(tl.int64) * stride_ob + h.to(tl.int64) * stride_oh
-    tl.store(O + offs_m[:, None] * stride_on + offs_d[None, :] * stride_od,
-             out.to(O.dtype.element_ty), mask=m_ok[:, None] & d_ok[None, :])
-    tl.store(LSE + bh.to(tl.int64) * N + offs_m, lse, mask=m_ok)
+    slot = tl.load(entry + 5)
+    if slot < 0:
+        O += b.to(tl.int64) * stride_ob + h.to(tl.int64) * stride_oh
+        tl.store(O + offs_m[:, None] * stride_on + offs_d[None, :] * stride_od,
+                 out.to(O.dtype.element_ty), mask=m_ok[:, None] & d_ok[None, :])
+        tl.store(LSE + bh.to(tl.int64) * N + offs_m, lse, mask=m_ok)
+    else:
+        # One chunk of a split row: its normalised output and lse go to the workspace
+        # (pid_g, slot, row in block, D) in float32; launch.forward merges the chunks.
+        ws_row = (pid_g.to(tl.int64) * WS_SLOTS + slot) * LAYOUT_BLOCK
+        ws = ws_row + offs_m - q_block * LAYOUT_BLOCK
+        tl.store(WS_O + ws[:, None] * D + offs_d[None, :], out,
+                 mask=m_ok[:, None] & d_ok[None, :])
+        tl.store(WS_LSE + ws, lse, mask=m_ok)

@@ -97,9 +97,17 @@ _dq = _autotuned(attention_dq_kernel, "dq")
 class LayoutMeta:
     """The integers a kernel needs about the layout besides its tables."""
     block: int
-    heads: int        # 1 (broadcast) or Hq
+    heads: int          # 1 (broadcast) or Hq
     num_q_blocks: int
     num_kv_blocks: int
+    kv_programs: int    # entries of the forward schedule (Layout.schedule_sizes("kv"))
+    kv_slots: int       # chunks of split rows, each a workspace slot
+    kv_split_rows: int  # rows split across programs
+
+    @classmethod
+    def of(cls, layout) -> "LayoutMeta":
+        return cls(layout.block, layout.num_heads, layout.num_q_blocks,
+                   layout.num_kv_blocks, *layout.schedule_sizes("kv"))
 
 
 def _precision(dtype: torch.dtype) -> str:
@@ -140,15 +148,61 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
     o = torch.empty_like(q)
     lse = torch.empty(B, H, N, dtype=torch.float32, device=q.device)
     kpm, active, s_kpm, s_act, has_padding = _padding_args(key_padding, kv_active, q.device)
-    grid = lambda cfg: (triton.cdiv(N, cfg["BLOCK_M"]), B * H)  # noqa: E731
+    groups = B * (H // meta.heads)  # grid axis 1: (batch, head repeat) per layout head
+    if meta.kv_slots:
+        # One slot more than the chunks: the padding of split_slots points there, and it
+        # stays empty (lse -inf, output 0), so the merge needs no ragged bookkeeping.
+        ws_o = torch.empty(groups, meta.kv_slots + 1, meta.block, D, dtype=torch.float32,
+                           device=q.device)
+        ws_lse = torch.empty(groups, meta.kv_slots + 1, meta.block, dtype=torch.float32,
+                             device=q.device)
+        ws_o[:, -1] = 0.0
+        ws_lse[:, -1] = float("-inf")
+    else:
+        ws_o = ws_lse = lse  # never touched: no row is split
+    grid = lambda cfg: (meta.kv_programs * (meta.block // cfg["BLOCK_M"]), groups)  # noqa: E731
     _forward[grid](
-        q, k, v, o, lse, *tables[:5], kpm, active,
+        q, k, v, o, lse, *tables[:5], tables[10], ws_o, ws_lse, kpm, active,
         scale * LOG2E, seed, dropout_p,
         *q.stride(), *k.stride(), *v.stride(), *o.stride(), s_kpm, s_act,
-        H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv,
+        H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots + 1,
         LAYOUT_BLOCK=meta.block, BLOCK_D=max(16, triton.next_power_of_2(D)),
         HAS_PADDING=has_padding, HAS_DROPOUT=dropout_p > 0, PRECISION=_precision(q.dtype))
+    if meta.kv_slots:
+        _merge_split_rows(o, lse, ws_o, ws_lse, tables[11:15], meta)
     return o, lse
+
+
+def _merge_split_rows(o: torch.Tensor, lse: torch.Tensor, ws_o: torch.Tensor,
+                      ws_lse: torch.Tensor, split_tables: Sequence[torch.Tensor],
+                      meta: LayoutMeta) -> None:
+    """Combine the chunks of split rows into ``o`` and ``lse`` (in place).
+
+    ``ws_o (G, S + 1, block, D)`` holds each chunk's normalised output and ``ws_lse (G,
+    S + 1, block)`` its base-2 log-sum-exp, G = (batch, head repeat); slot S is empty. A row's result is the
+    chunks' outputs weighted by ``2^(lse_chunk - lse_row)``, ``lse_row = log2(sum 2^lse)``:
+    the same online-softmax rescaling the kernel does between tiles.
+    """
+    split_slots, head, token, pos = (t.long() for t in split_tables)
+    B, H = o.shape[:2]
+    rep = H // meta.heads
+    U, blk = meta.kv_split_rows, meta.block
+    chunk_lse = ws_lse[:, split_slots]                       # (G, U, C, block)
+    m = chunk_lse.amax(2)
+    m = torch.where(m == float("-inf"), 0.0, m)  # rows with no key: weights below are 0
+    w = torch.exp2(chunk_lse - m[:, :, None])
+    l_row = w.sum(2)
+    acc = (w[..., None] * ws_o[:, split_slots]).sum(2)      # (G, U, block, D)
+    has_keys = l_row > 0
+    out = acc / torch.where(has_keys, l_row, 1.0)[..., None]
+    lse_row = torch.where(has_keys, m + torch.log2(torch.where(has_keys, l_row, 1.0)),
+                          float("-inf"))
+    # (G, U * block) -> the valid tokens (T,) of the split rows, for every (batch, repeat).
+    out = out.view(B, rep, U * blk, -1)[:, :, pos]
+    lse_row = lse_row.view(B, rep, U * blk)[:, :, pos]
+    heads = head[None, :] * rep + torch.arange(rep, device=o.device)[:, None]  # (rep, T)
+    o[:, heads, token] = out.to(o.dtype)
+    lse[:, heads, token] = lse_row
 
 
 def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
@@ -166,7 +220,7 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
                   PRECISION=_precision(q.dtype))
     lse = lse.contiguous()
     _dkdv[lambda cfg: (triton.cdiv(Nk, cfg["BLOCK_N"]), B * H_kv)](
-        q, k, v, do, lse, delta, dk, dv, *tables[5:], kpm, active,
+        q, k, v, do, lse, delta, dk, dv, *tables[5:10], kpm, active,
         scale * LOG2E, scale, seed, dropout_p,
         *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
         s_kpm, s_act, H, H_kv, N, Nk, D, meta.num_kv_blocks, meta.heads, H // H_kv, **common)

@@ -1,0 +1,299 @@
+"""CPU tests of the benchmark tooling's pure-Python parts: result merging (newest wins) and
+plot data selection in benchmarks/plots.py, the E.6 table and record and the reference check
+helpers in benchmarks/paper_e6.py, and benchmarks/cpu_backend.py's arguments and a tiny run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+import sparseflash
+from benchmarks import cpu_backend, paper_e6, plots
+from sparseflash.reference import dense_attention
+
+
+def _row(method="sparseflash", pattern="dense", N=1024, mode="fwd", tflops=100.0, **kw):
+    row = dict(method=method, pattern=pattern, density=1.0 if pattern == "dense" else 0.1,
+               N=N, B=1, H=4, D=64, dtype="bfloat16", mode=mode, ms=1.0, tflops=tflops,
+               peak_mb=10.0)
+    row.update(kw)
+    return row
+
+
+def _write(tmp_path, name, records):
+    path = tmp_path / name
+    path.write_text(json.dumps(records))
+    return path
+
+
+# ----------------------------------------------------------------------------- newest wins
+def test_newest_record_wins_by_position_within_and_across_files(tmp_path):
+    a = _write(tmp_path, "a.json", [dict(gpu="G", rows=[_row(tflops=1.0), _row(N=2048)]),
+                                    dict(gpu="G", rows=[_row(tflops=2.0)])])
+    b = _write(tmp_path, "b.json", [dict(gpu="G", rows=[_row(tflops=3.0, mode="fwd+bwd")])])
+    rows = plots.newest_rows(plots.load_records([a, b]))
+    by = {(r["N"], r["mode"]): r["tflops"] for r in rows}
+    assert by == {(1024, "fwd"): 2.0, (2048, "fwd"): 100.0, (1024, "fwd+bwd"): 3.0}
+    assert all(r["gpu"] == "G" for r in rows)  # inherited from the record
+
+
+def test_newest_record_wins_by_date_when_every_record_has_one(tmp_path):
+    path = _write(tmp_path, "r.json", [
+        dict(gpu="G", date="2026-11-21T10:00:00+0000", rows=[_row(tflops=5.0)]),
+        dict(gpu="G", date="2026-11-20T10:00:00+0000", rows=[_row(tflops=4.0)])])
+    (row,) = plots.newest_rows(plots.load_records([path]))
+    assert row["tflops"] == 5.0  # written first, but dated later
+
+
+def test_rows_on_different_gpus_are_different_measurements(tmp_path):
+    path = _write(tmp_path, "r.json", [dict(gpu="A", rows=[_row(tflops=1.0)]),
+                                       dict(gpu="B", rows=[_row(tflops=2.0)])])
+    rows = plots.newest_rows(plots.load_records([path]))
+    assert sorted((r["gpu"], r["tflops"]) for r in rows) == [("A", 1.0), ("B", 2.0)]
+
+
+def test_e6_key_lets_a_newer_failure_replace_every_mode_of_an_older_success():
+    old = dict(gpu="G", _position=(0, 0), rows=[
+        _row(method="flex", mode=m, status="ok") for m in ("fwd", "bwd", "fwd+bwd")])
+    new = dict(gpu="G", _position=(0, 1), rows=[
+        _row(method="flex", mode=None, status="oom", tflops=None)])
+    rows = plots.newest_rows([old, new], key=paper_e6.E6_GROUP_KEY)
+    assert [r["status"] for r in rows] == ["oom"]
+
+
+def test_load_records_rejects_what_is_not_a_results_file(tmp_path):
+    bad = _write(tmp_path, "bad.json", {"method": "x"})
+    with pytest.raises(ValueError, match="list of run records"):
+        plots.load_records([bad])
+    with pytest.raises(FileNotFoundError):
+        plots.load_records([tmp_path / "missing.json"])
+
+
+# ----------------------------------------------------------------------------- plot data
+def test_series_vs_n_groups_by_panel_sorts_by_n_and_skips_failures():
+    rows = [_row(N=4096, tflops=3.0), _row(N=1024, tflops=1.0), _row(N=2048, tflops=2.0),
+            _row(method="flex", N=1024, tflops=0.5),
+            _row(method="flex", N=2048, tflops=None, status="oom"),
+            _row(pattern="local(1)", N=1024, tflops=7.0)]
+    panels = plots.series_vs_n(rows, "tflops")
+    assert set(panels) == {("dense", 64, "fwd", "bfloat16"), ("local(1)", 64, "fwd", "bfloat16")}
+    dense = panels[("dense", 64, "fwd", "bfloat16")]
+    assert dense["sparseflash"] == [(1024, 1.0), (2048, 2.0), (4096, 3.0)]
+    assert dense["flex"] == [(1024, 0.5)]
+
+
+def test_series_vs_density_uses_the_largest_n_and_sparseflash_dense_reference():
+    rows = [_row(N=1024, tflops=50.0), _row(N=4096, tflops=300.0),
+            _row(pattern="local(3)", density=0.05, N=4096, tflops=120.0),
+            _row(pattern="local(3)", density=0.05, N=1024, tflops=10.0),
+            _row(method="flex", pattern="local(3)", density=0.05, N=4096, tflops=130.0),
+            _row(method="sdpa-cudnn", N=4096, tflops=450.0)]  # dense only: not drawn
+    (panel,) = plots.series_vs_density(rows).values()
+    assert panel["N"] == 4096
+    assert panel["dense"] == 300.0
+    assert panel["series"]["sparseflash"] == [(0.05, 120.0, "local(3)"), (1.0, 300.0, "dense")]
+    assert panel["series"]["flex"] == [(0.05, 130.0, "local(3)")]
+    assert "sdpa-cudnn" not in panel["series"]
+
+
+def test_plots_main_draws_a_single_n_file(tmp_path):
+    pytest.importorskip("matplotlib")
+    path = _write(tmp_path, "G-attention.json", [dict(gpu="Fake GPU", rows=[
+        _row(), _row(method="flex", tflops=80.0), _row(mode="fwd+bwd", tflops=90.0),
+        _row(pattern="local(3)", density=0.05, tflops=60.0)])])
+    written = plots.main([str(path), "--out-dir", str(tmp_path / "out")])
+    names = sorted(p.name for p in written)
+    assert names == ["Fake-GPU-memory-vs-n.png", "Fake-GPU-speed-vs-density.png",
+                     "Fake-GPU-speed-vs-n.png"]
+    assert all(p.stat().st_size > 10_000 for p in written)
+
+
+def test_plots_main_says_when_there_is_nothing_to_plot(tmp_path):
+    path = _write(tmp_path, "empty.json", [dict(gpu="G", rows=[])])
+    with pytest.raises(SystemExit, match="nothing to plot"):
+        plots.main([str(path), "--out-dir", str(tmp_path / "out")])
+
+
+def test_plots_paper_mode_draws_fake_e6_rows(tmp_path):
+    pytest.importorskip("matplotlib")
+    rows = [_row(N=n, mode=m, ms=0.1 * n / 128, peak_total_mb=float(n), status="ok",
+                 dtype="float16") for n in (128, 1024) for m in paper_e6.MODES]
+    path = _write(tmp_path, "G-paper-e6.json", [dict(gpu="Fake GPU", rows=rows)])
+    (png,) = plots.main([str(path), "--paper", "--out-dir", str(tmp_path / "out")])
+    assert png.name == "Fake-GPU-paper-e6.png" and png.stat().st_size > 10_000
+
+
+# ----------------------------------------------------------------------------- E.6 table
+def _e6_rows():
+    rows = []
+    for n in (128, 65536):
+        for mode in paper_e6.MODES:
+            rows.append(_row(method="sparseflash", N=n, mode=mode, ms=n / 1000 + len(mode),
+                             dtype="float16", B=16, H=8, status="ok", peak_total_mb=n / 10,
+                             masked=True, dropout_p=0.1, gpu="Fake GPU"))
+        rows.append(_row(method="sdpa-flash", N=n, mode="fwd", ms=1.5, dtype="float16",
+                         status="ok", peak_total_mb=7.0, masked=False, dropout_p=0.1))
+    rows.append(_row(method="sdpa-math", N=65536, mode=None, status="oom",
+                     error="OutOfMemoryError: CUDA out of memory", dtype="float16"))
+    return rows
+
+
+def test_paper_figures_are_complete_and_where_expected():
+    for section, table in paper_e6.PAPER_A100.items():
+        for name, values in table.items():
+            assert len(values) == len(paper_e6.PAPER_SEQ_LENS), (section, name)
+    assert paper_e6.paper_value("fwd", "FlashAttention", 65536) == 2682.35
+    assert paper_e6.paper_value("fwd+bwd", "Block-Sparse FlashAttention", 128) == 0.44
+    assert paper_e6.paper_value("bwd", "PyTorch Attention", 8192) is None  # '-' in the paper
+    assert paper_e6.paper_value("fwd", "FlashAttention", 100) is None
+
+
+def test_e6_table_has_our_rows_the_paper_rows_and_marks_failures():
+    text = paper_e6.table(_e6_rows())
+    lines = text.splitlines()
+    assert "| method | 128 | 65536 |" in lines
+    fwd = lines.index("**fwd time (ms)**")
+    bwd = lines.index("**bwd time (ms)**")
+    section = lines[fwd:bwd]
+    assert "| sparseflash | 3.13 | 68.54 |" in section
+    assert "| sdpa-flash (no mask) | 1.50 | 1.50 |" in section
+    assert "| sdpa-math |  | OOM |" in section
+    assert "| *paper, A100: FlashAttention* | 0.04 | 2682.35 |" in section
+    assert "| *paper, A100: PyTorch Attention* | 0.36 | - |" in section
+    mem = lines[lines.index("**memory, one fwd+bwd (MiB; ours incl. inputs)**"):]
+    assert "| sparseflash | 13 | 6554 |" in mem
+    assert "| *paper, A100: Block-Sparse FlashAttention* | 22 | 13384 |" in mem
+    assert "* sdpa-math: oom: OutOfMemoryError: CUDA out of memory" in lines
+    assert "arXiv:2205.14135" in text
+
+
+def test_e6_table_without_paper_rows():
+    text = paper_e6.table(_e6_rows(), modes=("fwd",), memory=False, paper=False)
+    assert "paper, A100" not in text and "**bwd time (ms)**" not in text
+
+
+def test_e6_record_keeps_rows_setup_and_citation():
+    rows = _e6_rows()
+    record = paper_e6.make_record(rows, ["--seq-lens", "128", "--methods", "sparseflash"],
+                                  gpu="Fake GPU", versions=dict(torch="x"), setup=dict(B=16),
+                                  seconds=1.23)
+    assert record["command"] == ("python -m benchmarks.paper_e6 --seq-lens 128 --methods "
+                                 "sparseflash")
+    assert record["rows"] is rows and record["setup"] == dict(B=16)
+    assert record["gpu"] == "Fake GPU" and record["torch"] == "x" and record["seconds"] == 1.2
+    assert "Appendix E.6" in record["paper"]["citation"]
+    assert plots._date(record) is not None  # the date parses, so newest-wins can use it
+
+
+def test_e6_table_from_files_merges_newest(tmp_path, capsys):
+    old = [dict(r, ms=99.0) for r in _e6_rows()]
+    path = _write(tmp_path, "G-paper-e6.json", [dict(gpu="Fake GPU", rows=old),
+                                                dict(gpu="Fake GPU", rows=_e6_rows())])
+    paper_e6.main(["--table-from", str(path)])
+    out = capsys.readouterr().out
+    assert "| sparseflash | 3.13 | 68.54 |" in out and "99.00" not in out
+
+
+def test_e6_exits_with_a_clear_message_without_cuda(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(SystemExit, match="needs a CUDA GPU"):
+        paper_e6.main(["--seq-lens", "128"])
+
+
+# ----------------------------------------------------------------------------- E.6 helpers
+def test_padding_lengths_follow_the_paper():
+    lengths = paper_e6.padding_lengths(1000, 256, 20, torch.Generator().manual_seed(0))
+    assert int(lengths.min()) >= 236 and int(lengths.max()) <= 256
+    assert len(set(lengths.tolist())) > 15  # spread over the range, not one value
+    mask = paper_e6.key_padding_mask(torch.tensor([3, 5]), 5)
+    assert mask.tolist() == [[False, False, False, True, True], [False] * 5]
+
+
+def test_token_mask_rows_matches_the_layouts_dense_mask():
+    layout = sparseflash.compile_layout("(local(1) & causal) | global(1) | butterfly", 200,
+                                        block=32, num_heads=2)
+    rows = [0, 5, 31, 32, 100, 199]
+    assert torch.equal(paper_e6.token_mask_rows(layout, rows), layout.to_dense()[:, rows])
+
+
+@pytest.mark.parametrize("name", ["sparseflash", "sparseflash-butterfly", "sdpa-math", "flex",
+                                  "flex-butterfly"])
+def test_methods_pass_the_reference_check_on_cpu(name):
+    method = paper_e6.METHODS[name]
+    B, H, N, D = 2, 2, 96, 16
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(B, H, N, D, generator=g) for _ in range(3))
+    layout = sparseflash.compile_layout("butterfly" if method.sparse else "dense", N, block=16,
+                                        num_heads=H)
+    lengths = paper_e6.padding_lengths(B, N, 20, torch.Generator().manual_seed(1))
+    padding = paper_e6.key_padding_mask(lengths, N)
+    rows = paper_e6.check_rows(N, count=8)
+    assert rows == list(range(8)) + list(range(88, 96))
+    ref = paper_e6.reference_rows(q, k, v, layout, padding, rows)
+    # The reference itself against a full dense run.
+    full, _ = dense_attention(q, k, v, layout.to_dense(), key_padding_mask=padding)
+    torch.testing.assert_close(ref, full[:, :, rows])
+    out = paper_e6.build(method, q, k, v, layout, lengths, 0.0)()
+    torch.testing.assert_close(out[:, :, rows], ref, atol=2e-5, rtol=1e-4)
+    if method.sparse:  # the check would catch a method that ignored the layout
+        dense_out = paper_e6.build(paper_e6.METHODS["sparseflash"], q, k, v,
+                                   sparseflash.compile_layout("dense", N, block=16), lengths,
+                                   0.0)()
+        assert (dense_out[:, :, rows] - ref).abs().max() > 1e-2
+
+
+def test_sdpa_flash_is_built_without_the_mask():
+    method = paper_e6.METHODS["sdpa-flash"]
+    assert not method.takes_mask and method.takes_dropout
+    assert not paper_e6.METHODS["flex"].takes_dropout
+    assert paper_e6._method_label("sdpa-flash") == "sdpa-flash (no mask)"
+    assert paper_e6._method_label("flex") == "flex (no dropout)"
+
+
+# ----------------------------------------------------------------------------- cpu_backend
+def test_cpu_backend_defaults_and_argument_errors():
+    args = cpu_backend.parse_args([])
+    assert (args.batch, args.heads, args.seq_len, args.head_dim) == (8, 4, 4096, 64)
+    assert args.pattern == "local(2) | global(1)" and args.dtype == "float32"
+    assert args.isolate and args.save and args.threads is None
+    args = cpu_backend.parse_args(["-N", "256", "--threads", "1", "--repeats", "5",
+                                   "--no-isolate", "--reference", "never"])
+    assert (args.seq_len, args.threads, args.repeats, args.isolate, args.reference) == \
+        (256, 1, 5, False, "never")
+    for bad in (["--repeats", "0"], ["--threads", "0"], ["-N", "-1"], ["--warmup", "-1"]):
+        with pytest.raises(SystemExit):
+            cpu_backend.parse_args(bad)
+
+
+def test_cpu_backend_tiny_run_writes_a_record(tmp_path):
+    out = tmp_path / "cpu.json"
+    argv = ["-B", "1", "-H", "2", "-N", "256", "-D", "16", "--repeats", "2", "--warmup", "1",
+            "--threads", "1", "--no-isolate", "--reference", "always", "--out", str(out)]
+    record = cpu_backend.main(argv)
+    (saved,) = json.loads(out.read_text())
+    assert saved["rows"] == json.loads(json.dumps(record["rows"]))
+    assert saved["command"].endswith("--reference always --out " + str(out))
+    sf, ref = saved["rows"]
+    assert (sf["method"], ref["method"]) == ("sparseflash", "reference")
+    for row in (sf, ref):
+        assert row["threads"] == 1 and len(row["fwd+bwd_runs_s"]) == 2
+        assert 0 < row["fwd_s"] and 0 < row["fwd+bwd_s"] and row["peak_rss_mb"] > 0
+    # 256 tokens in 128-blocks: local(2) | global(1) covers both blocks.
+    assert sf["density"] == 1.0
+    assert saved["cpu"] and saved["torch"] == torch.__version__
+    cpu_backend.main(argv)  # appends
+    assert len(json.loads(out.read_text())) == 2
+
+
+def test_cpu_backend_skips_a_reference_that_would_not_fit(tmp_path, monkeypatch):
+    monkeypatch.setattr(cpu_backend, "available_memory_mb", lambda: 1.0)
+    args = cpu_backend.parse_args(["-B", "1", "-H", "1", "-N", "128", "-D", "16",
+                                   "--repeats", "1", "--warmup", "0", "--no-isolate",
+                                   "--no-save"])
+    args.argv = []
+    record = cpu_backend.run(args)
+    ref = record["rows"][1]
+    assert ref["method"] == "reference" and "exceeds 80%" in ref["skipped"]
+    assert "skipped" in cpu_backend.format_record(record)
