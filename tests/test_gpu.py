@@ -24,6 +24,8 @@ CASES = [
     ("strided(4) | local(1)", 1, 2, 2, 700, 1300, 256, 64, True),
     ("per_head(local(1), butterfly)", 1, 4, 4, 513, 513, 80, 32, False),
     ("dense", 1, 2, 2, 97, 200, 160, 16, True),
+    # A global row 64 blocks long among rows of ~4: split into 7 merged chunks.
+    ("local(1) | global(1)", 2, 8, 2, 4096, 4096, 64, 64, True),
 ]
 
 
@@ -89,6 +91,11 @@ def test_dropout_matches_torch_backend():
         results.append([out] + list(torch.autograd.grad(out.float().sum(), (q, k, v))))
     for a, b in zip(*results):
         assert (a.float() - b.float()).abs().max().item() < 2e-2
+
+
+def test_split_rows_happen():
+    layout = sparseflash.compile_layout("local(1) | global(1)", 4096, block=64)
+    assert layout.schedule_sizes()[2] == 1
 
 
 def test_new_length_does_not_recompile():

@@ -150,3 +150,57 @@ def attention_forward_kernel(
         tl.store(WS_O + ws[:, None] * D + offs_d[None, :], out,
                  mask=m_ok[:, None] & d_ok[None, :])
         tl.store(WS_LSE + ws, lse, mask=m_ok)
+
+
+@triton.jit(do_not_specialize=["N"])
+def merge_split_rows_kernel(
+        WS_O, WS_LSE, SPLIT_SLOTS, SPLIT_ROWS, O, LSE,
+        stride_ob, stride_oh, stride_on, stride_od,
+        H, N, D, NUM_Q_BLOCKS, LAYOUT_HEADS, NUM_SLOTS, MAX_CHUNKS,
+        LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr):
+    """Combine the chunks of one split row: program (split row, (batch, head repeat), tile).
+
+    Each chunk left its normalised output and base-2 lse in the workspace ``(G, NUM_SLOTS,
+    LAYOUT_BLOCK, D)``; the row's result weighs them by ``2^(lse_chunk - lse_row)``, the
+    same rescaling the online softmax does between tiles. Padding slots (= NUM_SLOTS) are
+    masked out.
+    """
+    u = tl.program_id(0)
+    g = tl.program_id(1)
+    row = tl.load(SPLIT_ROWS + u)
+    h_layout = row // NUM_Q_BLOCKS
+    q_block = row % NUM_Q_BLOCKS
+    rep = H // LAYOUT_HEADS
+    b = g // rep
+    h = h_layout * rep + g % rep
+    offs_r = tl.program_id(2) * BLOCK_M + tl.arange(0, BLOCK_M)  # row within the block
+    offs_m = q_block * LAYOUT_BLOCK + offs_r
+    offs_d = tl.arange(0, BLOCK_D)
+    m_ok = offs_m < N
+    d_ok = offs_d < D
+
+    m_i = tl.full((BLOCK_M,), float("-inf"), tl.float32)
+    l_i = tl.zeros((BLOCK_M,), tl.float32)
+    acc = tl.zeros((BLOCK_M, BLOCK_D), tl.float32)
+    for c in range(0, MAX_CHUNKS):
+        slot = tl.load(SPLIT_SLOTS + u * MAX_CHUNKS + c)
+        # A padding slot reads nothing: its rows count as past the end.
+        ok = offs_m < tl.where(slot < NUM_SLOTS, N, 0)
+        ws = (g.to(tl.int64) * NUM_SLOTS + slot) * LAYOUT_BLOCK + offs_r
+        lse_c = tl.load(WS_LSE + ws, mask=ok, other=float("-inf"))
+        o_c = tl.load(WS_O + ws[:, None] * D + offs_d[None, :], mask=ok[:, None] & d_ok[None, :],
+                      other=0.0)
+        m_new = tl.maximum(m_i, lse_c)
+        m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
+        alpha = tl.math.exp2(m_i - m_safe)
+        w = tl.math.exp2(lse_c - m_safe)
+        l_i = l_i * alpha + w
+        acc = acc * alpha[:, None] + w[:, None] * o_c
+        m_i = m_new
+    has_keys = l_i > 0.0
+    out = acc / tl.where(has_keys, l_i, 1.0)[:, None]
+    lse = tl.where(has_keys, m_i + tl.math.log2(tl.where(has_keys, l_i, 1.0)), float("-inf"))
+    O += b.to(tl.int64) * stride_ob + h.to(tl.int64) * stride_oh
+    tl.store(O + offs_m[:, None] * stride_on + offs_d[None, :] * stride_od,
+             out.to(O.dtype.element_ty), mask=m_ok[:, None] & d_ok[None, :])
+    tl.store(LSE + (b * H + h).to(tl.int64) * N + offs_m, lse, mask=m_ok)

@@ -17,7 +17,7 @@ import torch
 import triton
 
 from .backward import attention_dkdv_kernel, attention_dq_kernel
-from .forward import attention_forward_kernel
+from .forward import attention_forward_kernel, merge_split_rows_kernel
 
 
 def interpreting() -> bool:
@@ -150,14 +150,10 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
     kpm, active, s_kpm, s_act, has_padding = _padding_args(key_padding, kv_active, q.device)
     groups = B * (H // meta.heads)  # grid axis 1: (batch, head repeat) per layout head
     if meta.kv_slots:
-        # One slot more than the chunks: the padding of split_slots points there, and it
-        # stays empty (lse -inf, output 0), so the merge needs no ragged bookkeeping.
-        ws_o = torch.empty(groups, meta.kv_slots + 1, meta.block, D, dtype=torch.float32,
+        ws_o = torch.empty(groups, meta.kv_slots, meta.block, D, dtype=torch.float32,
                            device=q.device)
-        ws_lse = torch.empty(groups, meta.kv_slots + 1, meta.block, dtype=torch.float32,
+        ws_lse = torch.empty(groups, meta.kv_slots, meta.block, dtype=torch.float32,
                              device=q.device)
-        ws_o[:, -1] = 0.0
-        ws_lse[:, -1] = float("-inf")
     else:
         ws_o = ws_lse = lse  # never touched: no row is split
     grid = lambda cfg: (meta.kv_programs * (meta.block // cfg["BLOCK_M"]), groups)  # noqa: E731
@@ -165,44 +161,19 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
         q, k, v, o, lse, *tables[:5], tables[10], ws_o, ws_lse, kpm, active,
         scale * LOG2E, seed, dropout_p,
         *q.stride(), *k.stride(), *v.stride(), *o.stride(), s_kpm, s_act,
-        H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots + 1,
+        H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots,
         LAYOUT_BLOCK=meta.block, BLOCK_D=max(16, triton.next_power_of_2(D)),
         HAS_PADDING=has_padding, HAS_DROPOUT=dropout_p > 0, PRECISION=_precision(q.dtype))
     if meta.kv_slots:
-        _merge_split_rows(o, lse, ws_o, ws_lse, tables[11:15], meta)
+        # One launch for every split row: the merge is a handful of microseconds of GPU work,
+        # and a chain of small torch ops would cost more in launches than the split saves.
+        split_slots, split_rows = tables[11], tables[12]
+        block_m = min(meta.block, 64)
+        merge_split_rows_kernel[(meta.kv_split_rows, groups, meta.block // block_m)](
+            ws_o, ws_lse, split_slots, split_rows, o, lse, *o.stride(),
+            H, N, D, meta.num_q_blocks, meta.heads, meta.kv_slots, split_slots.shape[1],
+            LAYOUT_BLOCK=meta.block, BLOCK_M=block_m, BLOCK_D=max(16, triton.next_power_of_2(D)))
     return o, lse
-
-
-def _merge_split_rows(o: torch.Tensor, lse: torch.Tensor, ws_o: torch.Tensor,
-                      ws_lse: torch.Tensor, split_tables: Sequence[torch.Tensor],
-                      meta: LayoutMeta) -> None:
-    """Combine the chunks of split rows into ``o`` and ``lse`` (in place).
-
-    ``ws_o (G, S + 1, block, D)`` holds each chunk's normalised output and ``ws_lse (G,
-    S + 1, block)`` its base-2 log-sum-exp, G = (batch, head repeat); slot S is empty. A row's result is the
-    chunks' outputs weighted by ``2^(lse_chunk - lse_row)``, ``lse_row = log2(sum 2^lse)``:
-    the same online-softmax rescaling the kernel does between tiles.
-    """
-    split_slots, head, token, pos = (t.long() for t in split_tables)
-    B, H = o.shape[:2]
-    rep = H // meta.heads
-    U, blk = meta.kv_split_rows, meta.block
-    chunk_lse = ws_lse[:, split_slots]                       # (G, U, C, block)
-    m = chunk_lse.amax(2)
-    m = torch.where(m == float("-inf"), 0.0, m)  # rows with no key: weights below are 0
-    w = torch.exp2(chunk_lse - m[:, :, None])
-    l_row = w.sum(2)
-    acc = (w[..., None] * ws_o[:, split_slots]).sum(2)      # (G, U, block, D)
-    has_keys = l_row > 0
-    out = acc / torch.where(has_keys, l_row, 1.0)[..., None]
-    lse_row = torch.where(has_keys, m + torch.log2(torch.where(has_keys, l_row, 1.0)),
-                          float("-inf"))
-    # (G, U * block) -> the valid tokens (T,) of the split rows, for every (batch, repeat).
-    out = out.view(B, rep, U * blk, -1)[:, :, pos]
-    lse_row = lse_row.view(B, rep, U * blk)[:, :, pos]
-    heads = head[None, :] * rep + torch.arange(rep, device=o.device)[:, None]  # (rep, T)
-    o[:, heads, token] = out.to(o.dtype)
-    lse[:, heads, token] = lse_row
 
 
 def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,

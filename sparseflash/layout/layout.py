@@ -229,25 +229,15 @@ class Layout:
                 t[f"{kind}_{axis}_flat"] = indices
                 if kind == "partial":
                     t[f"partial_{axis}_codes"] = self.partial_codes[order]
-        t.update(self._schedule_tables("kv", t, nq, self.block, self.seq_len))
+        t.update(self._schedule_tables("kv", t))
         return {k: v.to(torch.int32) for k, v in t.items()}
 
     @staticmethod
-    def _schedule_tables(axis: str, t: Dict[str, torch.Tensor], row_len: int, block: int,
-                         length: int) -> Dict[str, torch.Tensor]:
-        """The program schedule over rows (``axis="kv"``) or columns (``"q"``), and where a
-        split row's merged result goes: ``split_head``/``split_token`` (T,) address each of
-        its tokens, ``split_pos`` (T,) the same token in the ``(U * block)`` merge buffer."""
+    def _schedule_tables(axis: str, t: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
+        """The program schedule over rows (``axis="kv"``) or columns (``"q"``)."""
         sched = build_schedule(t[f"full_{axis}_offsets"], t[f"partial_{axis}_offsets"])
-        rows = sched.split_rows
-        within = torch.arange(block)
-        token = (rows % row_len)[:, None] * block + within            # (U, block)
-        valid = token < length
-        pos = torch.arange(rows.numel())[:, None] * block + within
-        head = (rows // row_len)[:, None].expand_as(token)
         return {f"{axis}_schedule": sched.entries, f"{axis}_split_slots": sched.split_slots,
-                f"{axis}_split_head": head[valid], f"{axis}_split_token": token[valid],
-                f"{axis}_split_pos": pos[valid],
+                f"{axis}_split_rows": sched.split_rows,
                 f"{axis}_sizes": torch.tensor([sched.num_programs, sched.num_slots,
                                                sched.num_split_rows])}
 
@@ -265,13 +255,13 @@ class Layout:
         ``partial_q_offsets``, ``partial_q_flat``, ``partial_q_codes``.
         Row ``h * nq + i`` lists key blocks ``flat[offsets[r]:offsets[r+1]]``, ascending.
         Then the forward's program schedule (:mod:`~sparseflash.layout.schedule`):
-        ``kv_schedule (P, 6)``, ``kv_split_slots (U, C)``, ``kv_split_head``,
-        ``kv_split_token``, ``kv_split_pos`` (T,); sizes from :meth:`schedule_sizes`.
+        ``kv_schedule (P, 6)``, ``kv_split_slots (U, C)``, ``kv_split_rows (U,)``; sizes
+        from :meth:`schedule_sizes`.
         """
         names = ("full_kv_offsets", "full_kv_flat", "partial_kv_offsets", "partial_kv_flat",
                  "partial_kv_codes", "full_q_offsets", "full_q_flat", "partial_q_offsets",
                  "partial_q_flat", "partial_q_codes", "kv_schedule", "kv_split_slots",
-                 "kv_split_head", "kv_split_token", "kv_split_pos")
+                 "kv_split_rows")
         if self._kernel_tables is None:  # the hot path of every call: build the tuple once
             self._kernel_tables = tuple(self._build(n) for n in names)
         return self._kernel_tables

@@ -31,8 +31,8 @@ class Schedule:
     partial pair the partial one. ``slot`` is -1 for a row done by one program (it writes
     its result directly) and otherwise numbers the chunk's place in the workspace.
 
-    ``split_slots (U, C)``: the slots of each split row, padded with ``S`` (a slot no
-    program writes: the merge keeps it empty); ``split_rows (U,)``: their layout rows.
+    ``split_slots (U, C)``: the slots of each split row, padded with ``S`` (no such slot:
+    the merge skips it); ``split_rows (U,)``: their layout rows.
     """
     entries: torch.Tensor
     split_slots: torch.Tensor
