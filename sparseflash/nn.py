@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Dict, Optional, Tuple
 
 import torch
@@ -27,8 +28,10 @@ class BlockSparseAttention(nn.Module):
 
     ``forward(query (B, N, E), key=None (B, Nk, E), value=None, *, key_padding_mask=None
     (B, Nk) bool, True = padding) -> (B, N, E)``; self-attention when key/value are omitted.
-    Compiled layouts are cached per (N, Nk, device). The state dict holds weights only; the
-    pattern is part of the constructor arguments (and of pickles), never a tensor.
+    Compiled layouts are cached per (N, Nk, device), never saved: the state dict holds the
+    weights and, as extra state, the pattern string (``{"layout", "causal", "block"}``), so
+    a checkpoint records which pattern its weights were trained with; pickles hold the
+    pattern and no tables either.
     """
 
     def __init__(self, embed_dim: int, num_heads: int, layout: str = "dense", *,
@@ -85,6 +88,17 @@ class BlockSparseAttention(nn.Module):
         return (f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, "
                 f"num_kv_heads={self.num_kv_heads}, layout={self.layout_text!r}, "
                 f"block={self.block}, dropout={self.dropout}, causal={self.causal}")
+
+    def get_extra_state(self) -> dict:
+        return {"layout": self.layout_text, "causal": self.causal, "block": self.block}
+
+    def set_extra_state(self, state: dict) -> None:
+        # The weights fit any pattern (fine-tuning dense weights with a sparse pattern is a
+        # use), so a different saved pattern is reported, not imposed.
+        mine = self.get_extra_state()
+        if state != mine:
+            warnings.warn(f"loading weights saved with {state} into a BlockSparseAttention "
+                          f"with {mine}: the module keeps its own pattern", stacklevel=2)
 
     def __getstate__(self):
         state = self.__dict__.copy()

@@ -1,4 +1,5 @@
 import pickle
+import warnings
 
 import pytest
 import torch
@@ -54,8 +55,24 @@ def test_cross_attention_shapes():
 def test_state_dict_and_pickle_hold_no_layout_tensors():
     m = BlockSparseAttention(32, 2, "butterfly", block=16)
     m(torch.randn(1, 64, 32))
-    assert all(k.split(".")[0].endswith("proj") for k in m.state_dict())
+    state = m.state_dict()
+    assert state["_extra_state"] == {"layout": "butterfly", "causal": False, "block": 16}
+    assert all(k.split(".")[0].endswith("proj") for k in state if k != "_extra_state")
     clone = pickle.loads(pickle.dumps(m))
     assert clone.pattern == "butterfly" and clone._layouts == {}
     x = torch.randn(1, 64, 32)
     assert torch.equal(clone(x), m(x))
+
+
+def test_state_dict_round_trip_and_pattern_mismatch_warning():
+    m = BlockSparseAttention(32, 2, "local(1)", block=16)
+    same = BlockSparseAttention(32, 2, "local(1)", block=16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        same.load_state_dict(m.state_dict())
+    x = torch.randn(1, 48, 32)
+    assert torch.equal(same(x), m(x))
+    other = BlockSparseAttention(32, 2, "dense", block=16)
+    with pytest.warns(UserWarning, match="keeps its own pattern"):
+        other.load_state_dict(m.state_dict())
+    assert other.pattern == "dense"
