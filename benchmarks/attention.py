@@ -7,7 +7,9 @@
 Every method's output is first checked against SDPA (dense/causal) or against a masked
 reference on a short prefix, then timed with ``triton.testing.do_bench`` (median). Effective
 TFLOP/s = 4 * B * H * N^2 * D * density / time (x 3.5 for fwd+bwd; x 2.5 for bwd), density
-being the fraction of blocks on. Rows go to ``benchmarks/results/<gpu>-attention.json``
+being the fraction of blocks on. Each row also records the wall time of the method's first
+forward and backward call in the process (``first_call_s``, ``first_backward_s``): compile
+and autotune time for the first pattern at a (D, dtype), launch time after. Rows go to ``benchmarks/results/<gpu>-attention.json``
 (appended per run, with the command, GPU, versions) and a markdown table is printed.
 """
 
@@ -85,7 +87,20 @@ def run(args) -> list:
                             continue
                         try:
                             fn = METHODS[method](q, k, v, layout, is_causal=causal)
+                            # Cold start: the first call compiles (and autotunes) whatever
+                            # this D and dtype have not needed yet in this process.
+                            torch.cuda.synchronize()
+                            started = time.perf_counter()
                             out = fn()
+                            torch.cuda.synchronize()
+                            first_s = time.perf_counter() - started
+                            first_bwd_s = None
+                            if method not in FORWARD_ONLY and "fwd+bwd" in args.modes:
+                                started = time.perf_counter()
+                                torch.autograd.grad(out, (q, k, v), torch.ones_like(out),
+                                                    retain_graph=True)
+                                torch.cuda.synchronize()
+                                first_bwd_s = time.perf_counter() - started
                             if reference is None:
                                 reference = METHODS["naive"](q, k, v, layout)() if N <= 8192 \
                                     else METHODS["sparseflash"](q, k, v, layout)()
@@ -105,7 +120,8 @@ def run(args) -> list:
                             tflops = _flops(layout, B, H, N, N, D, mode) / (ms * 1e-3) / 1e12
                             row = dict(method=method, pattern=pattern, density=layout.density,
                                        N=N, B=B, H=H, D=D, dtype=dtype_name, mode=mode, ms=ms,
-                                       tflops=tflops, peak_mb=peak, max_err=err, gpu=gpu)
+                                       tflops=tflops, peak_mb=peak, max_err=err, gpu=gpu,
+                                       first_call_s=first_s, first_backward_s=first_bwd_s)
                             rows.append(row)
                             print(f"{method:12s} {pattern:34s} N={N:6d} D={D:3d} {mode:7s} "
                                   f"{ms:8.3f} ms {tflops:7.1f} TFLOP/s peak {peak:8.1f} MB "

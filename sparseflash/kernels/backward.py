@@ -15,7 +15,7 @@ keep-mask from the Philox seed. ``delta = rowsum(dO * O)`` is computed before th
 import triton
 import triton.language as tl
 
-from .common import dropout_keep, mma, tile_mask
+from .common import dropout_keep, mma, scheduled_program, tile_mask
 
 
 @triton.jit
@@ -169,6 +169,7 @@ def _dq_tile(dq, q, do, lse2, delta, K, V, start_n, offs_m, offs_d, code, b, bh,
 def attention_dq_kernel(
         Q, K, V, DO, LSE, DELTA, DQ,
         FULL_OFF, FULL_IDX, PART_OFF, PART_IDX, PART_CODE,
+        SCHED, WS_DQ,
         KPM, KV_ACTIVE,
         qk_scale, sm_scale, seed, dropout_p,
         stride_qb, stride_qh, stride_qn, stride_qd,
@@ -177,16 +178,17 @@ def attention_dq_kernel(
         stride_dob, stride_doh, stride_don, stride_dod,
         stride_dqb, stride_dqh, stride_dqn, stride_dqd,
         stride_kpm_b, stride_act_b,
-        H, N, Nk, D, NUM_Q_BLOCKS, LAYOUT_HEADS, GROUP,
+        H, N, Nk, D, NUM_Q_BLOCKS, LAYOUT_HEADS, GROUP, WS_SLOTS,
         LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
         BLOCK_D: tl.constexpr, HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
         PRECISION: tl.constexpr):
-    pid_m = tl.program_id(0)
-    bh = tl.program_id(1)
-    b = bh // H
-    h = bh % H
+    # Scheduled like the forward (same entries): a split row's chunks each add their part
+    # of dQ into the workspace, summed by sum_split_rows_kernel.
+    entry, q_block, tile, b, h, pid_g = scheduled_program(
+        SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS, LAYOUT_BLOCK // BLOCK_M)
+    bh = b * H + h
     kv_h = h // GROUP
-    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_m = q_block * LAYOUT_BLOCK + tile * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_d = tl.arange(0, BLOCK_D)
     m_ok = offs_m < N
     d_ok = offs_d < D
@@ -204,9 +206,8 @@ def attention_dq_kernel(
     delta = tl.load(DELTA + bh.to(tl.int64) * N + offs_m, mask=m_ok, other=0.0)
     dq = tl.zeros((BLOCK_M, BLOCK_D), tl.float32)
 
-    row = (h % LAYOUT_HEADS) * NUM_Q_BLOCKS + (pid_m * BLOCK_M) // LAYOUT_BLOCK
     SUBTILES: tl.constexpr = LAYOUT_BLOCK // BLOCK_N
-    start, end = tl.load(FULL_OFF + row), tl.load(FULL_OFF + row + 1)
+    start, end = tl.load(entry + 1), tl.load(entry + 2)
     for t in range(start * SUBTILES, end * SUBTILES):
         kb = tl.load(FULL_IDX + t // SUBTILES)
         active = True
@@ -217,7 +218,7 @@ def attention_dq_kernel(
                           offs_m, offs_d, 0, b, bh, Nk, D, stride_kn, stride_kd, stride_vn,
                           stride_vd, KPM, stride_kpm_b, qk_scale, seed, dropout_p, BLOCK_N,
                           False, HAS_PADDING, HAS_DROPOUT, PRECISION)
-    start, end = tl.load(PART_OFF + row), tl.load(PART_OFF + row + 1)
+    start, end = tl.load(entry + 3), tl.load(entry + 4)
     for t in range(start * SUBTILES, end * SUBTILES):
         kb = tl.load(PART_IDX + t // SUBTILES)
         code = tl.load(PART_CODE + t // SUBTILES)
@@ -231,6 +232,43 @@ def attention_dq_kernel(
                           True, HAS_PADDING, HAS_DROPOUT, PRECISION)
 
     dq = dq * sm_scale
-    DQ += b.to(tl.int64) * stride_dqb + h.to(tl.int64) * stride_dqh
-    tl.store(DQ + offs_m[:, None] * stride_dqn + offs_d[None, :] * stride_dqd,
-             dq.to(DQ.dtype.element_ty), mask=m_ok[:, None] & d_ok[None, :])
+    slot = tl.load(entry + 5)
+    if slot < 0:
+        DQ += b.to(tl.int64) * stride_dqb + h.to(tl.int64) * stride_dqh
+        tl.store(DQ + offs_m[:, None] * stride_dqn + offs_d[None, :] * stride_dqd,
+                 dq.to(DQ.dtype.element_ty), mask=m_ok[:, None] & d_ok[None, :])
+    else:
+        ws_row = (pid_g.to(tl.int64) * WS_SLOTS + slot) * LAYOUT_BLOCK
+        ws = ws_row + offs_m - q_block * LAYOUT_BLOCK
+        tl.store(WS_DQ + ws[:, None] * D + offs_d[None, :], dq,
+                 mask=m_ok[:, None] & d_ok[None, :])
+
+
+@triton.jit(do_not_specialize=["N"])
+def sum_split_rows_kernel(
+        WS, SPLIT_SLOTS, SPLIT_ROWS, OUT,
+        stride_ob, stride_oh, stride_on, stride_od,
+        H, N, D, NUM_ROWS, LAYOUT_HEADS, NUM_SLOTS, MAX_CHUNKS,
+        LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr):
+    """Add up the partial gradients of one split row's chunks (workspace ``(G, NUM_SLOTS,
+    LAYOUT_BLOCK, D)`` float32) into ``OUT``; grid (split row, (batch, repeat), tile)."""
+    u = tl.program_id(0)
+    g = tl.program_id(1)
+    row = tl.load(SPLIT_ROWS + u)
+    rep = H // LAYOUT_HEADS
+    b = g // rep
+    h = (row // NUM_ROWS) * rep + g % rep
+    offs_r = tl.program_id(2) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_m = (row % NUM_ROWS) * LAYOUT_BLOCK + offs_r
+    offs_d = tl.arange(0, BLOCK_D)
+    d_ok = offs_d < D
+    total = tl.zeros((BLOCK_M, BLOCK_D), tl.float32)
+    for c in range(0, MAX_CHUNKS):
+        slot = tl.load(SPLIT_SLOTS + u * MAX_CHUNKS + c)
+        ok = offs_m < tl.where(slot < NUM_SLOTS, N, 0)  # padding slots read nothing
+        ws = (g.to(tl.int64) * NUM_SLOTS + slot) * LAYOUT_BLOCK + offs_r
+        total += tl.load(WS + ws[:, None] * D + offs_d[None, :],
+                         mask=ok[:, None] & d_ok[None, :], other=0.0)
+    OUT += b.to(tl.int64) * stride_ob + h.to(tl.int64) * stride_oh
+    tl.store(OUT + offs_m[:, None] * stride_on + offs_d[None, :] * stride_od,
+             total.to(OUT.dtype.element_ty), mask=(offs_m < N)[:, None] & d_ok[None, :])

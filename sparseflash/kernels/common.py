@@ -74,3 +74,21 @@ def mma(a, b, PRECISION: tl.constexpr):
         return tl.dot(a.to(tl.float32), b.to(tl.float32), input_precision="ieee")
     else:
         return tl.dot(a, b, input_precision=PRECISION)
+
+
+@triton.jit
+def scheduled_program(SCHED, H, NUM_ROWS, LAYOUT_HEADS, TILES: tl.constexpr):
+    """Where a scheduled program works. Programs are (schedule entry, tile within the
+    layout block) on axis 0 and (batch, head repeat) on axis 1, the repeat running over
+    the query heads that share one layout head (all H of them for a broadcast layout).
+
+    Returns ``(entry pointer, layout block index, tile within it, b, h, axis-1 id)``.
+    """
+    pid = tl.program_id(0)
+    pid_g = tl.program_id(1)
+    entry = SCHED + (pid // TILES) * 6
+    row = tl.load(entry)
+    rep = H // LAYOUT_HEADS
+    b = pid_g // rep
+    h = (row // NUM_ROWS) * rep + pid_g % rep
+    return entry, row % NUM_ROWS, pid % TILES, b, h, pid_g

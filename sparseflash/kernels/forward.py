@@ -11,7 +11,7 @@ log-sum-exp ``log2(sum(2^(s * scale * log2(e))))`` = natural lse * log2(e).
 import triton
 import triton.language as tl
 
-from .common import dropout_keep, mma, tile_mask
+from .common import dropout_keep, mma, scheduled_program, tile_mask
 
 
 @triton.jit
@@ -70,19 +70,11 @@ def attention_forward_kernel(
         PRECISION: tl.constexpr):
     # Program (entry, query tile within the layout block) x (batch, head repeat). The
     # schedule entry names the layout row and the stretch of its lists this program walks.
-    TILES: tl.constexpr = LAYOUT_BLOCK // BLOCK_M
-    pid = tl.program_id(0)
-    pid_g = tl.program_id(1)
-    entry = SCHED + (pid // TILES) * 6
-    row = tl.load(entry)
-    h_layout = row // NUM_Q_BLOCKS
-    q_block = row % NUM_Q_BLOCKS
-    rep = H // LAYOUT_HEADS  # 1 for per-head layouts, H for one broadcast layout
-    b = pid_g // rep
-    h = h_layout * rep + pid_g % rep
+    entry, q_block, tile, b, h, pid_g = scheduled_program(
+        SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS, LAYOUT_BLOCK // BLOCK_M)
     bh = b * H + h
     kv_h = h // GROUP
-    offs_m = q_block * LAYOUT_BLOCK + (pid % TILES) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_m = q_block * LAYOUT_BLOCK + tile * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_d = tl.arange(0, BLOCK_D)
     m_ok = offs_m < N
     d_ok = offs_d < D

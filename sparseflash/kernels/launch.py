@@ -16,7 +16,7 @@ from typing import Optional, Sequence
 import torch
 import triton
 
-from .backward import attention_dkdv_kernel, attention_dq_kernel
+from .backward import attention_dkdv_kernel, attention_dq_kernel, sum_split_rows_kernel
 from .forward import attention_forward_kernel, merge_split_rows_kernel
 
 
@@ -200,9 +200,20 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
         scale * LOG2E, scale, seed, dropout_p,
         *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
         s_kpm, s_act, H, H_kv, N, Nk, D, meta.num_kv_blocks, meta.heads, H // H_kv, **common)
-    _dq[lambda cfg: (triton.cdiv(N, cfg["BLOCK_M"]), B * H)](
-        q, k, v, do, lse, delta, dq, *tables[:5], kpm, active,
+    groups = B * (H // meta.heads)
+    ws_dq = (torch.empty(groups, meta.kv_slots, meta.block, D, dtype=torch.float32,
+                         device=q.device) if meta.kv_slots else dq)
+    _dq[lambda cfg: (meta.kv_programs * (meta.block // cfg["BLOCK_M"]), groups)](
+        q, k, v, do, lse, delta, dq, *tables[:5], tables[10], ws_dq, kpm, active,
         scale * LOG2E, scale, seed, dropout_p,
         *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dq.stride(),
-        s_kpm, s_act, H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, **common)
+        s_kpm, s_act, H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots,
+        **common)
+    if meta.kv_slots:
+        split_slots, split_rows = tables[11], tables[12]
+        block_m = min(meta.block, 64)
+        sum_split_rows_kernel[(meta.kv_split_rows, groups, meta.block // block_m)](
+            ws_dq, split_slots, split_rows, dq, *dq.stride(),
+            H, N, D, meta.num_q_blocks, meta.heads, meta.kv_slots, split_slots.shape[1],
+            LAYOUT_BLOCK=meta.block, BLOCK_M=block_m, BLOCK_D=common["BLOCK_D"])
     return dq, dk, dv
