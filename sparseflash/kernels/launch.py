@@ -32,15 +32,13 @@ def _candidate_configs(kind: str):
     shapes = {
         "fwd": [(128, 64, 4, 3), (128, 64, 8, 3), (128, 128, 8, 3), (128, 32, 4, 3),
                 (64, 64, 4, 3), (64, 64, 4, 2), (64, 32, 4, 2), (32, 32, 4, 2), (16, 16, 4, 2)],
-        # (BLOCK_M, BLOCK_N, warps, stages). The backward's resident tile is the larger one
-        # (k, v for dK/dV; q, dO for dQ); deeper pipelines of the small streamed tile are
-        # what Triton's Hopper attention tutorial settles on.
-        "dkdv": [(64, 128, 8, 3), (32, 128, 4, 3), (32, 128, 4, 5), (32, 128, 8, 4),
-                 (64, 64, 4, 3), (32, 64, 4, 3), (64, 64, 4, 2), (32, 64, 4, 2),
-                 (32, 32, 4, 2), (16, 16, 4, 2)],
-        "dq": [(128, 64, 8, 3), (64, 64, 4, 3), (128, 32, 4, 3), (128, 32, 4, 5),
-               (128, 32, 8, 4), (64, 32, 4, 3), (64, 64, 4, 2), (64, 32, 4, 2),
-               (32, 32, 4, 2), (16, 16, 4, 2)],
+        # (BLOCK_M, BLOCK_N, warps, stages). Deeper-pipelined backward tiles (4-5 stages)
+        # were tried in v4 (benchmarks/NOTES.md): tuned on dense, they slowed short sparse
+        # rows at D=64 by a third, so they are out until the tuning key sees row length.
+        "dkdv": [(64, 128, 8, 3), (32, 128, 4, 3), (64, 64, 4, 3), (32, 64, 4, 3),
+                 (64, 64, 4, 2), (32, 64, 4, 2), (32, 32, 4, 2), (16, 16, 4, 2)],
+        "dq": [(128, 64, 8, 3), (64, 64, 4, 3), (128, 32, 4, 3), (64, 32, 4, 3),
+               (64, 64, 4, 2), (64, 32, 4, 2), (32, 32, 4, 2), (16, 16, 4, 2)],
     }[kind]
     return [triton.Config({"BLOCK_M": m, "BLOCK_N": n}, num_warps=w, num_stages=s)
             for m, n, w, s in shapes]
