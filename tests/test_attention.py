@@ -356,11 +356,16 @@ def test_per_head_layout_and_mask(backend):
     dict(Hq=4, Hkv=2, N=301, Nk=290, layout="local(0) | global(2)", kpm=True),
     dict(Hq=2, Hkv=1, N=330, Nk=330,
          layout="per_head(local(0) | global(1), local(1) | global(2))", kpm=True),
-], ids=["global", "gqa-ragged-padding", "mqa-per-head"])
+    dict(Hq=2, Hkv=2, N=330, Nk=330,
+         layout="per_head(local(0) | global(1), local(1) | global(2))", kpm=False),
+], ids=["global", "gqa-ragged-padding", "mqa-per-head", "per-head"])
 def test_split_rows(backend, case):
+    """Split rows in the forward and dQ; split columns (the global key blocks, listed by
+    every row) in dK/dV, except per-head layouts with grouped heads, which are unscheduled."""
     N, Nk = case["N"], case["Nk"]
     lay = compile_layout(case["layout"], N, kv_seq_len=Nk, block=16, num_heads=case["Hq"])
-    assert lay.schedule_sizes()[2] >= 1, "the case must actually split a row"
+    assert lay.schedule_sizes("kv")[2] >= 1, "the case must actually split a row"
+    assert lay.schedule_sizes("q")[2] >= 1, "the case must actually split a column"
     q, k, v = make_qkv(2, case["Hq"], case["Hkv"], N, Nk, 32, seed=29)
     kpm = None
     if case["kpm"]:

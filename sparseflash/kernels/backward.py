@@ -67,6 +67,7 @@ def _dkdv_tile(dk, dv, k_t, v_t, Q, DO, LSE, DELTA, start_m, offs_n, offs_d, cod
 def attention_dkdv_kernel(
         Q, K, V, DO, LSE, DELTA, DK, DV,
         FULL_OFF, FULL_IDX, PART_OFF, PART_IDX, PART_CODE,
+        SCHED, WS_DK, WS_DV,
         KPM, KV_ACTIVE,
         qk_scale, sm_scale, seed, dropout_p,
         stride_qb, stride_qh, stride_qn, stride_qd,
@@ -76,19 +77,28 @@ def attention_dkdv_kernel(
         stride_dkb, stride_dkh, stride_dkn, stride_dkd,
         stride_dvb, stride_dvh, stride_dvn, stride_dvd,
         stride_kpm_b, stride_act_b,
-        H, H_KV, N, Nk, D, NUM_KV_BLOCKS, LAYOUT_HEADS, GROUP,
+        H, H_KV, N, Nk, D, NUM_KV_BLOCKS, LAYOUT_HEADS, GROUP, SCHED_HEADS, WS_SLOTS,
         LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
         BLOCK_D: tl.constexpr, HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
-        PRECISION: tl.constexpr):
-    pid_n = tl.program_id(0)
-    bhk = tl.program_id(1)
-    b = bhk // H_KV
-    kv_h = bhk % H_KV
-    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        SCHEDULED: tl.constexpr, PRECISION: tl.constexpr):
+    # SCHEDULED: the column schedule (longest first, long columns split, partial dK/dV to
+    # the workspace) applies when every query head of a GQA group reads the same column,
+    # i.e. a broadcast layout (SCHED_HEADS = 1) or no grouping (SCHED_HEADS = H_KV = H).
+    # Per-head layouts with grouped heads walk each head's own column, unscheduled.
+    if SCHEDULED:
+        entry, kb, tile, b, kv_h, pid_g = scheduled_program(
+            SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS, LAYOUT_BLOCK // BLOCK_N)
+        offs_n = kb * LAYOUT_BLOCK + tile * BLOCK_N + tl.arange(0, BLOCK_N)
+    else:
+        pid_n = tl.program_id(0)
+        bhk = tl.program_id(1)
+        b = bhk // H_KV
+        kv_h = bhk % H_KV
+        offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        kb = (pid_n * BLOCK_N) // LAYOUT_BLOCK
     offs_d = tl.arange(0, BLOCK_D)
     n_ok = offs_n < Nk
     d_ok = offs_d < D
-    kb = (pid_n * BLOCK_N) // LAYOUT_BLOCK
 
     dk = tl.zeros((BLOCK_N, BLOCK_D), tl.float32)
     dv = tl.zeros((BLOCK_N, BLOCK_D), tl.float32)
@@ -111,9 +121,14 @@ def attention_dkdv_kernel(
             DOh = DO + b.to(tl.int64) * stride_dob + h.to(tl.int64) * stride_doh
             LSEh = LSE + bh.to(tl.int64) * N
             DELTAh = DELTA + bh.to(tl.int64) * N
-            col = (h % LAYOUT_HEADS) * NUM_KV_BLOCKS + kb
-            start, end = tl.load(FULL_OFF + col), tl.load(FULL_OFF + col + 1)
-            for t in range(start * SUBTILES, end * SUBTILES):
+            if SCHEDULED:
+                full_start, full_end = tl.load(entry + 1), tl.load(entry + 2)
+                part_start, part_end = tl.load(entry + 3), tl.load(entry + 4)
+            else:
+                col = (h % LAYOUT_HEADS) * NUM_KV_BLOCKS + kb
+                full_start, full_end = tl.load(FULL_OFF + col), tl.load(FULL_OFF + col + 1)
+                part_start, part_end = tl.load(PART_OFF + col), tl.load(PART_OFF + col + 1)
+            for t in range(full_start * SUBTILES, full_end * SUBTILES):
                 qb = tl.load(FULL_IDX + t // SUBTILES)
                 dk, dv = _dkdv_tile(
                     dk, dv, k_t, v_t, Qh, DOh, LSEh, DELTAh,
@@ -121,8 +136,7 @@ def attention_dkdv_kernel(
                     Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
                     qk_scale, seed, dropout_p, BLOCK_M, False, HAS_PADDING, HAS_DROPOUT,
                     PRECISION)
-            start, end = tl.load(PART_OFF + col), tl.load(PART_OFF + col + 1)
-            for t in range(start * SUBTILES, end * SUBTILES):
+            for t in range(part_start * SUBTILES, part_end * SUBTILES):
                 qb = tl.load(PART_IDX + t // SUBTILES)
                 code = tl.load(PART_CODE + t // SUBTILES)
                 dk, dv = _dkdv_tile(
@@ -133,13 +147,23 @@ def attention_dkdv_kernel(
                     PRECISION)
 
     dk = dk * sm_scale
-    DK += b.to(tl.int64) * stride_dkb + kv_h.to(tl.int64) * stride_dkh
-    DV += b.to(tl.int64) * stride_dvb + kv_h.to(tl.int64) * stride_dvh
     out_mask = n_ok[:, None] & d_ok[None, :]
-    tl.store(DK + offs_n[:, None] * stride_dkn + offs_d[None, :] * stride_dkd,
-             dk.to(DK.dtype.element_ty), mask=out_mask)
-    tl.store(DV + offs_n[:, None] * stride_dvn + offs_d[None, :] * stride_dvd,
-             dv.to(DV.dtype.element_ty), mask=out_mask)
+    slot = -1
+    if SCHEDULED:
+        slot = tl.load(entry + 5)
+    if slot < 0:
+        DK += b.to(tl.int64) * stride_dkb + kv_h.to(tl.int64) * stride_dkh
+        DV += b.to(tl.int64) * stride_dvb + kv_h.to(tl.int64) * stride_dvh
+        tl.store(DK + offs_n[:, None] * stride_dkn + offs_d[None, :] * stride_dkd,
+                 dk.to(DK.dtype.element_ty), mask=out_mask)
+        tl.store(DV + offs_n[:, None] * stride_dvn + offs_d[None, :] * stride_dvd,
+                 dv.to(DV.dtype.element_ty), mask=out_mask)
+    else:
+        # One chunk of a split column: partial sums, added up by sum_split_rows_kernel.
+        ws_row = (pid_g.to(tl.int64) * WS_SLOTS + slot) * LAYOUT_BLOCK
+        ws = (ws_row + offs_n - kb * LAYOUT_BLOCK)[:, None] * D + offs_d[None, :]
+        tl.store(WS_DK + ws, dk, mask=out_mask)
+        tl.store(WS_DV + ws, dv, mask=out_mask)
 
 
 @triton.jit

@@ -82,12 +82,14 @@ LOG2E = 1.4426950408889634  # scores are scaled by scale * log2(e) for exp2
 LN2 = 0.6931471805599453
 
 _KEY = ["BLOCK_D", "LAYOUT_BLOCK", "HAS_PADDING", "HAS_DROPOUT", "PRECISION"]
+_KEY_DKDV = _KEY + ["SCHEDULED"]
 
 
 def _autotuned(kernel, kind):
     def prune(configs, named_args, **kwargs):
         return _prune(kind, configs, named_args, **kwargs)
-    return triton.autotune(configs=_candidate_configs(kind), key=_KEY,
+    return triton.autotune(configs=_candidate_configs(kind),
+                           key=_KEY_DKDV if kind == "dkdv" else _KEY,
                            prune_configs_by={"early_config_prune": prune})(kernel)
 
 
@@ -106,11 +108,15 @@ class LayoutMeta:
     kv_programs: int    # entries of the forward schedule (Layout.schedule_sizes("kv"))
     kv_slots: int       # chunks of split rows, each a workspace slot
     kv_split_rows: int  # rows split across programs
+    q_programs: int     # the same three for the dK/dV column schedule
+    q_slots: int
+    q_split_rows: int
 
     @classmethod
     def of(cls, layout) -> "LayoutMeta":
         return cls(layout.block, layout.num_heads, layout.num_q_blocks,
-                   layout.num_kv_blocks, *layout.schedule_sizes("kv"))
+                   layout.num_kv_blocks, *layout.schedule_sizes("kv"),
+                   *layout.schedule_sizes("q"))
 
 
 def _precision(dtype: torch.dtype) -> str:
@@ -193,11 +199,36 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
                   HAS_PADDING=has_padding, HAS_DROPOUT=dropout_p > 0,
                   PRECISION=_precision(q.dtype))
     lse = lse.contiguous()
-    _dkdv[lambda cfg: (triton.cdiv(Nk, cfg["BLOCK_N"]), B * H_kv)](
-        q, k, v, do, lse, delta, dk, dv, *tables[5:10], kpm, active,
+    # Scheduled dK/dV needs every query head of a GQA group to read one column: a broadcast
+    # layout, or no grouping (see attention_dkdv_kernel).
+    scheduled = meta.heads == 1 or H == H_kv
+    sched_heads = 1 if meta.heads == 1 else H_kv
+    kv_groups = B * (H_kv // sched_heads)
+    if scheduled and meta.q_slots:
+        ws_dk, ws_dv = (torch.empty(kv_groups, meta.q_slots, meta.block, D,
+                                    dtype=torch.float32, device=q.device) for _ in range(2))
+    else:
+        ws_dk = ws_dv = dk  # never touched
+    if scheduled:
+        grid_dkdv = lambda cfg: (meta.q_programs * (meta.block // cfg["BLOCK_N"]),  # noqa: E731
+                                 kv_groups)
+    else:
+        grid_dkdv = lambda cfg: (triton.cdiv(Nk, cfg["BLOCK_N"]), B * H_kv)  # noqa: E731
+    _dkdv[grid_dkdv](
+        q, k, v, do, lse, delta, dk, dv, *tables[5:10], tables[13], ws_dk, ws_dv, kpm, active,
         scale * LOG2E, scale, seed, dropout_p,
         *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
-        s_kpm, s_act, H, H_kv, N, Nk, D, meta.num_kv_blocks, meta.heads, H // H_kv, **common)
+        s_kpm, s_act, H, H_kv, N, Nk, D, meta.num_kv_blocks, meta.heads, H // H_kv,
+        sched_heads, meta.q_slots, SCHEDULED=scheduled, **common)
+    if scheduled and meta.q_slots:
+        split_slots, split_cols = tables[14], tables[15]
+        block_n = min(meta.block, 64)
+        for ws, grad in ((ws_dk, dk), (ws_dv, dv)):
+            sum_split_rows_kernel[(meta.q_split_rows, kv_groups, meta.block // block_n)](
+                ws, split_slots, split_cols, grad, *grad.stride(),
+                H_kv, Nk, D, meta.num_kv_blocks, sched_heads, meta.q_slots,
+                split_slots.shape[1], LAYOUT_BLOCK=meta.block, BLOCK_M=block_n,
+                BLOCK_D=common["BLOCK_D"])
     groups = B * (H // meta.heads)
     ws_dq = (torch.empty(groups, meta.kv_slots, meta.block, D, dtype=torch.float32,
                          device=q.device) if meta.kv_slots else dq)

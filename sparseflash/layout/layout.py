@@ -230,6 +230,7 @@ class Layout:
                 if kind == "partial":
                     t[f"partial_{axis}_codes"] = self.partial_codes[order]
         t.update(self._schedule_tables("kv", t))
+        t.update(self._schedule_tables("q", t))
         return {k: v.to(torch.int32) for k, v in t.items()}
 
     @staticmethod
@@ -255,13 +256,14 @@ class Layout:
         ``partial_q_offsets``, ``partial_q_flat``, ``partial_q_codes``.
         Row ``h * nq + i`` lists key blocks ``flat[offsets[r]:offsets[r+1]]``, ascending.
         Then the forward's program schedule (:mod:`~sparseflash.layout.schedule`):
-        ``kv_schedule (P, 6)``, ``kv_split_slots (U, C)``, ``kv_split_rows (U,)``; sizes
-        from :meth:`schedule_sizes`.
+        ``kv_schedule (P, 6)``, ``kv_split_slots (U, C)``, ``kv_split_rows (U,)``, and the
+        same three over columns for dK/dV (``q_schedule``, ...); sizes from
+        :meth:`schedule_sizes`.
         """
         names = ("full_kv_offsets", "full_kv_flat", "partial_kv_offsets", "partial_kv_flat",
                  "partial_kv_codes", "full_q_offsets", "full_q_flat", "partial_q_offsets",
                  "partial_q_flat", "partial_q_codes", "kv_schedule", "kv_split_slots",
-                 "kv_split_rows")
+                 "kv_split_rows", "q_schedule", "q_split_slots", "q_split_rows")
         if self._kernel_tables is None:  # the hot path of every call: build the tuple once
             self._kernel_tables = tuple(self._build(n) for n in names)
         return self._kernel_tables
