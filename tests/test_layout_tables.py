@@ -98,9 +98,17 @@ def _check_csr(offsets, flat, mask, codes=None, block_codes=None):
 
 def test_kernel_tables_csr(layout):
     tables = layout.kernel_tables()
-    assert len(tables) == 10
+    assert len(tables) == 16
     (f_kv_off, f_kv_flat, p_kv_off, p_kv_flat, p_kv_codes,
-     f_q_off, f_q_flat, p_q_off, p_q_flat, p_q_codes) = tables
+     f_q_off, f_q_flat, p_q_off, p_q_flat, p_q_codes) = tables[:10]
+    # The schedules (tests/test_layout_schedule.py) give every row and column a program
+    # and walk each listed block once.
+    for sched, f_off, p_off in ((tables[10], f_kv_off, p_kv_off),
+                                (tables[13], f_q_off, p_q_off)):
+        e = sched.long()
+        assert set(e[:, 0].tolist()) == set(range(len(f_off) - 1))
+        walked = (e[:, 2] - e[:, 1]).sum() + (e[:, 4] - e[:, 3]).sum()
+        assert walked == f_off[-1] + p_off[-1]
     mask, full = layout.mask, layout.full
     partial = mask & ~full
     codes = layout.block_codes()
