@@ -212,12 +212,16 @@ def test_padding_lengths_follow_the_paper():
 
 
 def test_token_mask_rows_matches_the_layouts_dense_mask():
-    layout = sparseflash.compile_layout("(local(1) & causal) | global(1) | butterfly", 200,
-                                        block=32, num_heads=2)
-    rows = [0, 5, 31, 32, 100, 199]
+    # Every block code: full, bounds (ragged last block), causal and anti-causal diagonals.
+    layout = sparseflash.compile_layout(
+        "per_head(local(1) & causal, (local(1) - causal) | global(1))", 200, block=32,
+        num_heads=2)
+    assert set(layout.block_codes().unique().tolist()) == {-1, 0, 1, 2, 3}
+    rows = [0, 5, 31, 32, 100, 170, 199]
     assert torch.equal(paper_e6.token_mask_rows(layout, rows), layout.to_dense()[:, rows])
 
 
+@pytest.mark.filterwarnings("ignore:flex_attention called without torch.compile")
 @pytest.mark.parametrize("name", ["sparseflash", "sparseflash-butterfly", "sdpa-math", "flex",
                                   "flex-butterfly"])
 def test_methods_pass_the_reference_check_on_cpu(name):
@@ -288,7 +292,7 @@ def test_cpu_backend_tiny_run_writes_a_record(tmp_path):
 
 
 def test_cpu_backend_skips_a_reference_that_would_not_fit(tmp_path, monkeypatch):
-    monkeypatch.setattr(cpu_backend, "available_memory_mb", lambda: 1.0)
+    monkeypatch.setattr(cpu_backend, "available_memory_mb", lambda: 0.01)  # MiB
     args = cpu_backend.parse_args(["-B", "1", "-H", "1", "-N", "128", "-D", "16",
                                    "--repeats", "1", "--warmup", "0", "--no-isolate",
                                    "--no-save"])
@@ -297,3 +301,53 @@ def test_cpu_backend_skips_a_reference_that_would_not_fit(tmp_path, monkeypatch)
     ref = record["rows"][1]
     assert ref["method"] == "reference" and "exceeds 80%" in ref["skipped"]
     assert "skipped" in cpu_backend.format_record(record)
+
+
+def _tiny_e6_problem(pattern="dense"):
+    B, H, N, D = 2, 2, 64, 16
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(B, H, N, D, generator=g) for _ in range(3))
+    layout = sparseflash.compile_layout(pattern, N, block=16, num_heads=H)
+    lengths = paper_e6.padding_lengths(B, N, 20, torch.Generator().manual_seed(1))
+    base = dict(method="sparseflash", pattern=pattern, density=layout.density, N=N, B=B, H=H,
+                D=D, dtype="float32", gpu="cpu", masked=True, max_pad=20, dropout_p=0.1)
+    return q, k, v, layout, lengths, paper_e6.key_padding_mask(lengths, N), base
+
+
+def test_run_method_checks_then_times_each_mode_and_records_a_failing_mode(monkeypatch):
+    import benchmarks.attention as attention
+    timed = []
+
+    def fake_time(fn, mode, inputs):  # stands in for do_bench, which needs CUDA
+        if mode == "bwd":
+            raise RuntimeError("CUDA out of memory. Tried to allocate 8.00 GiB")
+        out = fn()
+        timed.append((mode, out.shape))
+        return 2.0
+
+    monkeypatch.setattr(attention, "_time", fake_time)
+    monkeypatch.setattr(paper_e6, "measure_memory", lambda fn, inputs: (1.0, 3.0))
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
+    q, k, v, layout, lengths, padding, base = _tiny_e6_problem()
+    args = paper_e6.parse_args(["--modes", "fwd", "bwd", "fwd+bwd"])
+    rows = paper_e6._run_method(paper_e6.METHODS["sparseflash"], base, q, k, v, layout,
+                                lengths, padding, paper_e6.check_rows(64, 8), {}, args, 1e-4)
+    assert [(r["mode"], r["status"]) for r in rows] == [("fwd", "ok"), ("bwd", "oom"),
+                                                        ("fwd+bwd", "ok")]
+    assert [m for m, _ in timed] == ["fwd", "fwd+bwd"]
+    assert rows[0]["ms"] == 2.0 and rows[0]["peak_total_mb"] == 3.0 and rows[0]["max_err"] < 1e-4
+    assert "out of memory" in rows[1]["error"]
+    text = paper_e6.table(rows, paper=False)
+    assert "| sparseflash | 2.00 |" in text and "| sparseflash | OOM |" in text
+
+
+def test_run_method_records_a_method_that_fails_the_check(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
+    q, k, v, layout, lengths, padding, base = _tiny_e6_problem()
+    idx = paper_e6.check_rows(64, 8)
+    wrong = {(False, True): torch.zeros(2, 2, len(idx), 16)}  # a reference it cannot match
+    args = paper_e6.parse_args([])
+    (row,) = paper_e6._run_method(paper_e6.METHODS["sparseflash"], base, q, k, v, layout,
+                                  lengths, padding, idx, wrong, args, 1e-4)
+    assert row["mode"] is None and row["status"] == "error"
+    assert "against the reference exceeds" in row["error"]

@@ -1,0 +1,533 @@
+"""Plots of the benchmark results: PNG files from the JSON the benchmark scripts write.
+
+    python -m benchmarks.plots                                  # results/*-attention.json
+    python -m benchmarks.plots benchmarks/results/NVIDIA-H200-attention.json --out-dir /tmp/p
+    python -m benchmarks.plots --paper                          # results/*-paper-e6.json
+
+From ``benchmarks.attention`` results, per GPU:
+
+* ``<gpu>-speed-vs-n.png``: effective TFLOP/s against N, one line per method, one panel per
+  (pattern, D, mode);
+* ``<gpu>-speed-vs-density.png``: TFLOP/s against layout density for sparseflash (the full
+  call and, where measured, the kernel alone) and FlexAttention, one panel per (D, mode), with
+  sparseflash's own dense figure and 90% of it as reference lines;
+* ``<gpu>-memory-vs-n.png``: peak memory against N, log-log, panels as the first.
+
+With ``--paper``, from ``benchmarks.paper_e6`` results: ``<gpu>-paper-e6.png``, time against
+N for fwd, bwd and fwd+bwd and memory against N, with the FlashAttention paper's A100 figures
+(Appendix E.6) as dashed lines.
+
+A results file is a list of run records (each with its ``rows``), appended newest last. When
+several records hold the same measurement, the newest wins: records are ordered by their
+``date`` where every record has one, else by position (files in the order given, records in
+file order). matplotlib is an optional dependency (``pip install -e ".[viz]"``); it is
+imported only when a figure is drawn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+RESULTS = Path(__file__).parent / "results"
+DEFAULT_OUT_DIR = RESULTS / "plots"
+
+#: What identifies one measurement of benchmarks/attention.py.
+MEASUREMENT_KEY = ("gpu", "method", "pattern", "N", "B", "H", "D", "dtype", "mode")
+#: The methods drawn against density (those that can skip blocks).
+DENSITY_METHODS = ("sparseflash", "sparseflash-kernel", "flex")
+
+# One colour and marker per method, the same in every figure.
+_STYLE = {
+    "sparseflash": ("tab:blue", "o", "-"),
+    "sparseflash-kernel": ("tab:blue", "^", "--"),
+    "sparseflash-butterfly": ("tab:cyan", "o", "-"),
+    "flex": ("tab:orange", "s", "-"),
+    "flex-butterfly": ("tab:olive", "s", "-"),
+    "sdpa-cudnn": ("tab:green", "D", "-"),
+    "sdpa-flash": ("tab:red", "v", "-"),
+    "sdpa-efficient": ("tab:purple", "P", "-"),
+    "sdpa-math": ("tab:brown", "X", "-"),
+    "naive": ("tab:gray", "x", ":"),
+}
+_SPARE_COLOURS = ("tab:pink", "darkgoldenrod", "teal", "navy", "crimson")
+
+
+def style(method: str) -> Tuple[str, str, str]:
+    """(colour, marker, linestyle) for a method; unknown methods get a stable spare colour."""
+    if method in _STYLE:
+        return _STYLE[method]
+    return (_SPARE_COLOURS[sum(map(ord, method)) % len(_SPARE_COLOURS)], "o", "-")
+
+
+# ----------------------------------------------------------------------------- data
+def load_records(paths: Iterable) -> List[Dict]:
+    """Every run record of the given JSON files, tagged with where it came from."""
+    records = []
+    for file_index, path in enumerate(paths):
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: no such results file")
+        try:
+            data = json.loads(path.read_text())
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}: not valid JSON ({exc})") from None
+        if isinstance(data, dict) and "rows" in data:  # a single record
+            data = [data]
+        if not isinstance(data, list) or not all(
+                isinstance(r, dict) and isinstance(r.get("rows"), list) for r in data):
+            raise ValueError(f"{path}: expected a list of run records, each with a 'rows' list "
+                             "(what benchmarks/attention.py and benchmarks/paper_e6.py write)")
+        for i, record in enumerate(data):
+            records.append(dict(record, _source=str(path), _position=(file_index, i)))
+    return records
+
+
+def _date(record: Dict) -> Optional[datetime]:
+    try:
+        return datetime.strptime(record["date"], "%Y-%m-%dT%H:%M:%S%z")
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def order_newest_last(records: Sequence[Dict]) -> List[Dict]:
+    """Records oldest first: by date when every record has one, else by position."""
+    dates = [_date(r) for r in records]
+    if records and all(d is not None for d in dates):
+        ranked = sorted(zip(dates, range(len(records))), key=lambda t: (t[0], t[1]))
+        return [records[i] for _, i in ranked]
+    return sorted(records, key=lambda r: r.get("_position", (0, 0)))
+
+
+def newest_rows(records: Sequence[Dict], key: Sequence[str] = MEASUREMENT_KEY) -> List[Dict]:
+    """One set of rows per ``key``: the rows of the newest record that has that key.
+
+    Rows inherit the record's ``gpu`` when they have none. Within one record, a later row
+    with the same key and mode replaces an earlier one. With a key that leaves out ``mode``
+    (as benchmarks/paper_e6 uses), a newer record replaces all modes of a measurement at
+    once, so an old success never hides a newer failure.
+    """
+    winners: Dict[tuple, Dict] = {}
+    for record in order_newest_last(records):
+        groups: Dict[tuple, Dict] = {}
+        for row in record["rows"]:
+            row = dict(row)
+            row.setdefault("gpu", record.get("gpu"))
+            group = groups.setdefault(tuple(row.get(f) for f in key), {})
+            group[row.get("mode")] = row
+        winners.update(groups)
+    return [row for group in winners.values() for row in group.values()]
+
+
+def _ok(row: Dict, field: str) -> bool:
+    return row.get("status", "ok") == "ok" and isinstance(row.get(field), (int, float))
+
+
+def _pattern_order(rows: Iterable[Dict]) -> List[str]:
+    """Dense first, then by density, then by name."""
+    density = {}
+    for r in rows:
+        density.setdefault(r["pattern"], r.get("density", 1.0))
+    return sorted(density, key=lambda p: (p.strip() != "dense", -density[p], p))
+
+
+def series_vs_n(rows: Iterable[Dict], field: str) -> Dict[tuple, Dict[str, List[tuple]]]:
+    """{(pattern, D, mode, dtype): {method: [(N, value), ...] sorted by N}} for rows that
+    have a numeric ``field``."""
+    panels: Dict[tuple, Dict[str, Dict[int, float]]] = {}
+    for r in rows:
+        if not _ok(r, field):
+            continue
+        panel = panels.setdefault((r["pattern"], r["D"], r["mode"], r["dtype"]), {})
+        panel.setdefault(r["method"], {})[r["N"]] = r[field]
+    return {k: {m: sorted(pts.items()) for m, pts in v.items()} for k, v in panels.items()}
+
+
+def series_vs_density(rows: Iterable[Dict], methods: Sequence[str] = DENSITY_METHODS
+                      ) -> Dict[tuple, Dict]:
+    """{(D, mode, dtype): {"N": N, "dense": sparseflash dense TFLOP/s or None,
+    "series": {method: [(density, tflops, pattern), ...] sorted by density}}}.
+
+    Each panel uses one N: the largest at which sparseflash ran in that panel (TFLOP/s
+    depends on N, so mixing them would mislead).
+    """
+    rows = [r for r in rows if _ok(r, "tflops")]
+    out = {}
+    for panel in sorted({(r["D"], r["mode"], r["dtype"]) for r in rows}):
+        here = [r for r in rows if (r["D"], r["mode"], r["dtype"]) == panel]
+        sf_ns = [r["N"] for r in here if r["method"] == "sparseflash"]
+        if not sf_ns:
+            continue
+        N = max(sf_ns)
+        at_n = [r for r in here if r["N"] == N]
+        series = {}
+        for m in methods:
+            pts = sorted((r["density"], r["tflops"], r["pattern"]) for r in at_n
+                         if r["method"] == m)
+            if pts:
+                series[m] = pts
+        dense = [r["tflops"] for r in at_n
+                 if r["method"] == "sparseflash" and r["pattern"].strip() == "dense"]
+        out[panel] = dict(N=N, dense=dense[0] if dense else None, series=series)
+    return out
+
+
+def _gpu_slug(gpu: Optional[str]) -> str:
+    return (gpu or "unknown-gpu").replace(" ", "-").replace("/", "-")
+
+
+def _fmt_n(n: int) -> str:
+    return f"{n // 1024}K" if n >= 1024 and n % 1024 == 0 else str(n)
+
+
+# ----------------------------------------------------------------------------- drawing
+def _plt():
+    try:
+        import matplotlib
+    except ImportError:
+        raise SystemExit("benchmarks.plots needs matplotlib: pip install -e \".[viz]\"") from None
+    matplotlib.use("Agg")  # files only; never needs a display
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def _n_axis(ax, xs: Sequence[int]) -> None:
+    """log2 N axis with a tick at every measured N; a lone N is centred with some room."""
+    ax.set_xscale("log", base=2)
+    xs = sorted(set(xs))
+    if not xs:
+        return
+    ax.set_xticks(xs)
+    ax.set_xticklabels([_fmt_n(x) for x in xs], fontsize=8)
+    ax.minorticks_off()
+    if len(xs) == 1:
+        ax.set_xlim(xs[0] / 2, xs[0] * 2)
+
+
+def _draw_lines(ax, series: Dict[str, List[tuple]]) -> None:
+    """One line with markers per method (a lone point still shows as its marker)."""
+    for method, pts in sorted(series.items()):
+        colour, marker, line = style(method)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=marker, linestyle=line,
+                color=colour, label=method, markersize=6, linewidth=1.5)
+
+
+def _label_points(ax, points: List[tuple], log_y: bool, *, log_x: bool = True) -> None:
+    """Write a label right of each point, nudged apart vertically so that labels of points
+    at (about) the same x do not overprint. points: (x, y, colour, text)."""
+    import math
+    lo, hi = ax.get_ylim()
+    to_t = (lambda y: math.log10(y)) if log_y else (lambda y: y)
+    from_t = (lambda t: 10 ** t) if log_y else (lambda t: t)
+    gap = 0.075 * (to_t(hi) - to_t(lo))
+    placed: List[float] = []
+    for x, y, colour, text in sorted(points, key=lambda p: p[1]):
+        t = to_t(y)
+        if placed and t < placed[-1] + gap:
+            t = placed[-1] + gap
+        placed.append(t)
+        ax.annotate(text, xy=(x, y), xytext=(x * 1.12 if log_x else x, from_t(t)),
+                    fontsize=7, color=colour, va="center")
+
+
+def _log_y_axis(ax, values: Sequence[float]) -> None:
+    """log y with plain-number labels, spanning at least a factor of 4 so that a narrow
+    range does not turn into unreadable 2.898x10^2 ticks."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    ax.set_yscale("log")
+    lo, hi = min(values), max(values)
+    if hi / lo < 4:
+        mid = (lo * hi) ** 0.5
+        lo, hi = mid / 2, mid * 2
+    ax.set_ylim(lo / 1.3, hi * 1.3)
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+def _grid_figure(plt, n_rows: int, n_cols: int, title: str):
+    fig, axes = plt.subplots(n_rows, n_cols, figsize=(3.9 * n_cols + 0.6, 3.0 * n_rows + 1.3),
+                             squeeze=False)
+    fig.suptitle(title, fontsize=12, y=0.995)
+    return fig, axes
+
+
+def _finish(fig, axes, path: Path, note: Optional[str] = None) -> Path:
+    """Shared legend under the title, the note at the bottom, save, close."""
+    import matplotlib.pyplot as plt
+    handles, labels = {}, []
+    for ax in axes.flat:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in handles:
+                handles[lab] = h
+                labels.append(lab)
+    height, width = fig.get_figheight(), fig.get_figwidth()
+    longest = max((len(lab) for lab in labels), default=0)
+    # Columns that fit the figure's width at ~0.075 in per character plus the marker.
+    ncol = max(1, min(len(labels), int(width / (0.075 * longest + 0.7)))) if labels else 1
+    legend_lines = -(-len(labels) // ncol) if labels else 0
+    top = 1 - (0.45 + 0.22 * legend_lines) / height
+    if labels:
+        fig.legend([handles[lab] for lab in labels], labels, loc="upper center",
+                   bbox_to_anchor=(0.5, 1 - 0.3 / height), ncol=ncol, fontsize=9,
+                   frameon=False)
+    if note:
+        fig.text(0.01, 0.004, note, fontsize=7, color="dimgray", va="bottom")
+    fig.tight_layout(rect=(0, 0.25 / height, 1, top))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _panels_by_pattern(plt, panels: Dict[tuple, Dict], rows: Sequence[Dict], title: str,
+                       ylabel: str, path: Path, *, log_y: bool, fmt: str,
+                       note: Optional[str] = None) -> Path:
+    """Grid: one column per pattern (dense first, then by density), one row per
+    (dtype, D, mode)."""
+    patterns = [p for p in _pattern_order(rows) if any(k[0] == p for k in panels)]
+    densities = {r["pattern"]: r["density"] for r in rows if "density" in r}
+    row_keys = sorted({(k[3], k[1], k[2]) for k in panels})  # (dtype, D, mode)
+    fig, axes = _grid_figure(plt, len(row_keys), len(patterns), title)
+    for i, (dtype, D, mode) in enumerate(row_keys):
+        for j, pattern in enumerate(patterns):
+            ax = axes[i][j]
+            series = panels.get((pattern, D, mode, dtype))
+            density = densities.get(pattern)
+            ax.set_title(f"{pattern}" + (f" ({density:.1%})" if density is not None else "")
+                         + f"\nD={D}, {mode}, {dtype}", fontsize=8)
+            if not series:
+                ax.text(0.5, 0.5, "not measured", ha="center", va="center",
+                        transform=ax.transAxes, color="gray")
+                ax.set_xticks([])
+                ax.set_yticks([])
+                continue
+            xs = [x for pts in series.values() for x, _ in pts]
+            ys = [y for pts in series.values() for _, y in pts]
+            _draw_lines(ax, series)
+            _n_axis(ax, xs)
+            if log_y:
+                _log_y_axis(ax, ys)
+            else:
+                ax.set_ylim(0, max(ys) * 1.12)
+            if len(set(xs)) == 1:  # one N: the values are the information; write them
+                _label_points(ax, [(x, y, style(m)[0], fmt.format(y))
+                                   for m, pts in series.items() for x, y in pts], log_y)
+            ax.set_xlabel("sequence length N", fontsize=8)
+            ax.set_ylabel(ylabel, fontsize=8)
+            ax.tick_params(labelsize=7)
+            ax.grid(True, which="major", alpha=0.3)
+    return _finish(fig, axes, path, note)
+
+
+def plot_speed_vs_n(rows: Sequence[Dict], path: Path) -> Optional[Path]:
+    panels = series_vs_n(rows, "tflops")
+    if not panels:
+        print(f"speed vs N: no rows with TFLOP/s figures; {path.name} not written")
+        return None
+    ns = sorted({r["N"] for r in rows})
+    only = f" (only N = {ns[0]} in the data)" if len(ns) == 1 else ""
+    gpu = rows[0].get("gpu", "?")
+    return _panels_by_pattern(_plt(), panels, rows, f"Effective TFLOP/s vs sequence length, {gpu}"
+                              f"{only}", "effective TFLOP/s", path, log_y=False, fmt="{:.0f}",
+                              note="effective TFLOP/s = 4*B*H*N^2*D*density / time "
+                                   "(x3.5 fwd+bwd, x2.5 bwd), as in benchmarks/attention.py")
+
+
+def plot_memory_vs_n(rows: Sequence[Dict], path: Path) -> Optional[Path]:
+    panels = series_vs_n(rows, "peak_mb")
+    if not panels:
+        print(f"memory vs N: no rows with peak_mb; {path.name} not written")
+        return None
+    ns = sorted({r["N"] for r in rows})
+    only = f" (only N = {ns[0]} in the data)" if len(ns) == 1 else ""
+    gpu = rows[0].get("gpu", "?")
+    note = None
+    if not any("peak_total_mb" in r for r in rows):
+        # benchmarks/attention.py resets the peak before do_bench, which then allocates its
+        # L2-flush buffer (256 MiB in triton 3.x): that buffer is inside every figure.
+        note = ("peak_mb as recorded by benchmarks/attention.py: peak allocated above the "
+                "inputs while triton's do_bench ran, so it includes do_bench's 256 MiB "
+                "L2-flush buffer")
+    return _panels_by_pattern(_plt(), panels, rows, f"Peak GPU memory vs sequence length, {gpu}"
+                              f"{only}", "peak memory (MiB)", path, log_y=True, fmt="{:.0f}",
+                              note=note)
+
+
+def plot_speed_vs_density(rows: Sequence[Dict], path: Path) -> Optional[Path]:
+    panels = series_vs_density(rows)
+    if not panels:
+        print(f"speed vs density: no sparseflash rows with TFLOP/s; {path.name} not written")
+        return None
+    plt = _plt()
+    keys = sorted(panels)
+    row_keys = sorted({(dtype, D) for D, _, dtype in keys})
+    modes = sorted({mode for _, mode, _ in keys})
+    gpu = rows[0].get("gpu", "?")
+    fig, axes = _grid_figure(plt, len(row_keys), len(modes),
+                             f"Effective TFLOP/s vs layout density, {gpu}")
+    for i, (dtype, D) in enumerate(row_keys):
+        for j, mode in enumerate(modes):
+            ax = axes[i][j]
+            panel = panels.get((D, mode, dtype))
+            if panel is None:
+                ax.set_title(f"D={D}, {mode}, {dtype}", fontsize=9)
+                ax.text(0.5, 0.5, "not measured", ha="center", va="center",
+                        transform=ax.transAxes, color="gray")
+                ax.set_xticks([])
+                ax.set_yticks([])
+                continue
+            ax.set_title(f"D={D}, {mode}, {dtype}, N={panel['N']}", fontsize=9)
+            labels: List[tuple] = []
+            for method, pts in panel["series"].items():
+                colour, marker, line = style(method)
+                xs = [100 * d for d, _, _ in pts]
+                ys = [t for _, t, _ in pts]
+                ax.plot(xs, ys, marker=marker, linestyle="none", color=colour, label=method,
+                        markersize=7, alpha=0.9)
+                if method == "sparseflash":
+                    labels += [(x, y, "dimgray", p if len(p) <= 20 else p[:18] + "…")
+                               for x, y, (_, _, p) in zip(xs, ys, pts) if p.strip() != "dense"]
+            if panel["dense"] is not None:
+                ax.axhline(panel["dense"], color="tab:blue", linewidth=1, alpha=0.6,
+                           label="sparseflash dense")
+                ax.axhline(0.9 * panel["dense"], color="tab:blue", linewidth=1,
+                           linestyle=":", label="90% of sparseflash dense")
+            ax.set_xscale("log")
+            ax.set_xlabel("density (% of blocks on)", fontsize=8)
+            ax.set_ylabel("effective TFLOP/s", fontsize=8)
+            ax.set_ylim(bottom=0)
+            ax.set_xlim(2, 200)
+            ax.set_xticks([2, 5, 10, 20, 50, 100])
+            ax.set_xticklabels(["2", "5", "10", "20", "50", "100"], fontsize=7)
+            ax.minorticks_off()
+            _label_points(ax, labels, log_y=False)
+            ax.tick_params(labelsize=7)
+            ax.grid(True, alpha=0.3)
+    return _finish(fig, axes, path, note="Points sharing a density are different patterns "
+                   "(labels: sparseflash's pattern). sparseflash-kernel: the forward "
+                   "launcher alone, no per-call Python work.")
+
+
+def plot_attention(rows: Sequence[Dict], out_dir: Path) -> List[Path]:
+    """All three attention figures, one set per GPU; returns the files written."""
+    written = []
+    for gpu in sorted({r.get("gpu") or "?" for r in rows}):
+        here = [r for r in rows if (r.get("gpu") or "?") == gpu]
+        slug = _gpu_slug(gpu)
+        for fn, name in ((plot_speed_vs_n, "speed-vs-n"),
+                         (plot_speed_vs_density, "speed-vs-density"),
+                         (plot_memory_vs_n, "memory-vs-n")):
+            path = fn(here, out_dir / f"{slug}-{name}.png")
+            if path is not None:
+                written.append(path)
+    return written
+
+
+def paper_series(rows: Sequence[Dict]) -> Dict[str, Dict[str, List[tuple]]]:
+    """{section: {label: [(N, value), ...]}} for sections fwd, bwd, fwd+bwd (ms) and memory
+    (peak_total_mb, which counts the inputs as the paper's footprint does)."""
+    from benchmarks.paper_e6 import MODES, _method_label
+    out: Dict[str, Dict[str, Dict[int, float]]] = {s: {} for s in (*MODES, "memory")}
+    for r in rows:
+        if r.get("status", "ok") != "ok":
+            continue
+        label = _method_label(r["method"])
+        if r.get("mode") in MODES and isinstance(r.get("ms"), (int, float)):
+            out[r["mode"]].setdefault(label, {})[r["N"]] = r["ms"]
+        if isinstance(r.get("peak_total_mb"), (int, float)):
+            out["memory"].setdefault(label, {})[r["N"]] = r["peak_total_mb"]
+    return {s: {m: sorted(p.items()) for m, p in v.items()} for s, v in out.items()}
+
+
+def plot_paper(rows: Sequence[Dict], out_dir: Path) -> List[Path]:
+    """Time (fwd, bwd, fwd+bwd) and memory against N, ours solid, the paper's A100 figures
+    dashed; one figure per GPU."""
+    from benchmarks.paper_e6 import PAPER_A100, PAPER_SEQ_LENS
+    written = []
+    paper_style = {"FlashAttention": ("black", "o"),
+                   "Block-Sparse FlashAttention": ("dimgray", "^"),
+                   "PyTorch Attention": ("silver", "s")}
+    for gpu in sorted({r.get("gpu") or "?" for r in rows}):
+        here = [r for r in rows if (r.get("gpu") or "?") == gpu]
+        data = paper_series(here)
+        if not any(data.values()):
+            print(f"paper E.6 ({gpu}): no successful rows; nothing to plot")
+            continue
+        plt = _plt()
+        fig, axes = _grid_figure(plt, 2, 2, f"FlashAttention paper setup (App. E.6): {gpu} "
+                                 "vs the paper's A100")
+        fig.set_size_inches(12, 9.5)
+        titles = {"fwd": "forward (ms)", "bwd": "backward (ms)",
+                  "fwd+bwd": "forward + backward (ms)", "memory": "memory, fwd+bwd (MiB / MB)"}
+        for ax, section in zip(axes.flat, ("fwd", "bwd", "fwd+bwd", "memory")):
+            ax.set_title(titles[section], fontsize=10)
+            ours = data[section]
+            for label, pts in sorted(ours.items()):
+                colour, marker, line = style(label.split(" ")[0])
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=marker, linestyle=line,
+                        color=colour, label=label, markersize=5)
+            for name, values in PAPER_A100[section].items():
+                pts = [(n, v) for n, v in zip(PAPER_SEQ_LENS, values) if v is not None]
+                colour, marker = paper_style[name]
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=marker,
+                        linestyle="--", color=colour, markerfacecolor="none",
+                        label=f"paper A100: {name}", markersize=5, linewidth=1.2)
+            xs = [p[0] for pts in ours.values() for p in pts] or list(PAPER_SEQ_LENS)
+            _n_axis(ax, sorted(set(xs) | set(PAPER_SEQ_LENS)))
+            ax.set_yscale("log")
+            ax.set_xlabel("sequence length N", fontsize=8)
+            ax.tick_params(labelsize=7)
+            ax.grid(True, which="major", alpha=0.3)
+            if not ours:
+                ax.text(0.5, 0.9, "no measurement of ours", ha="center",
+                        transform=ax.transAxes, color="gray")
+        written.append(_finish(fig, axes, out_dir / f"{_gpu_slug(gpu)}-paper-e6.png",
+                               note="Ours: median (do_bench); paper: mean of 100 runs, FP16, "
+                                    "A100 40GB (Dao et al. 2022, Tables 9-11, 21). Paper "
+                                    "memory without dropout/mask; ours with."))
+    return written
+
+
+# ----------------------------------------------------------------------------- command line
+def main(argv: Optional[Sequence[str]] = None) -> List[Path]:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.plots", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("results", nargs="*", help="results JSON files (default: every "
+                   "benchmarks/results/*-attention.json, or *-paper-e6.json with --paper)")
+    p.add_argument("--out-dir", default=str(DEFAULT_OUT_DIR))
+    p.add_argument("--paper", action="store_true",
+                   help="plot benchmarks.paper_e6 results against the paper's A100 figures")
+    args = p.parse_args(argv)
+    pattern = "*-paper-e6.json" if args.paper else "*-attention.json"
+    paths = args.results or sorted(str(x) for x in RESULTS.glob(pattern))
+    if not paths:
+        sys.exit(f"nothing to plot: no results files given and none match {RESULTS / pattern}")
+    try:
+        records = load_records(paths)
+    except (FileNotFoundError, ValueError) as exc:
+        sys.exit(f"error: {exc}")
+    if args.paper:
+        from benchmarks.paper_e6 import E6_GROUP_KEY
+        rows = newest_rows(records, key=E6_GROUP_KEY)
+        if not rows:
+            sys.exit(f"nothing to plot: {', '.join(paths)} hold no rows")
+        written = plot_paper(rows, Path(args.out_dir))
+    else:
+        rows = newest_rows(records)
+        if not rows:
+            sys.exit(f"nothing to plot: {', '.join(paths)} hold no rows")
+        written = plot_attention(rows, Path(args.out_dir))
+    if not written:
+        sys.exit(f"nothing to plot: no figure could be drawn from {', '.join(paths)}")
+    for path in written:
+        print(f"wrote {path}")
+    return written
+
+
+if __name__ == "__main__":
+    main()
