@@ -79,7 +79,6 @@ def _prune(kind: str, configs, named_args, **kwargs):
 
 
 LOG2E = 1.4426950408889634  # scores are scaled by scale * log2(e) for exp2
-LN2 = 0.6931471805599453
 
 _KEY = ["BLOCK_D", "LAYOUT_BLOCK", "HAS_PADDING", "HAS_DROPOUT", "PRECISION"]
 _KEY_DKDV = _KEY + ["SCHEDULED"]
