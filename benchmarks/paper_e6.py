@@ -249,6 +249,10 @@ def build(method: E6Method, q, k, v, layout, lengths, dropout_p: float) -> Calla
         import torch._dynamo
         # One compiled graph per N; dynamo's default limit of 8 would silently fall back.
         torch._dynamo.config.cache_size_limit = 1000
+        # The backward timing reuses one graph (retain_graph=True), which a compiled
+        # backward with donated buffers refuses (seen on torch 2.11): keep them.
+        import torch._functorch.config
+        torch._functorch.config.donated_buffer = False
         if _compiled_flex is None:
             _compiled_flex = torch.compile(flex_attention, dynamic=False)
         options = None

@@ -70,6 +70,10 @@ def flex_method(q, k, v, layout: Layout, **kw) -> Callable:
     global _compiled_flex
     import torch._dynamo
     from torch.nn.attention.flex_attention import flex_attention
+    # The backward timing reuses one graph (retain_graph=True), which a compiled
+    # backward with donated buffers refuses (seen on torch 2.11): keep them.
+    import torch._functorch.config
+    torch._functorch.config.donated_buffer = False
     # With the default limit dynamo silently falls back to an unfused path after 8 shapes.
     torch._dynamo.config.cache_size_limit = 1000
     if _compiled_flex is None:
