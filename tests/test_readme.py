@@ -16,7 +16,7 @@ def _quick_start_commands():
 def test_quick_start_has_two_commands():
     commands = _quick_start_commands()
     assert len(commands) == 2
-    assert "python -m sparseflash show" in commands[0]
+    assert "python -m benchmarks.lra" in commands[0]
     assert "pytest" in commands[1]
 
 
