@@ -145,13 +145,21 @@ class _RowContext:
         self.q_pos = torch.arange(self.q0, self.q0 + q_len, device=device)
         k_pos = (self.idx[..., None] * block + torch.arange(block, device=device)).flatten(1)
         self.k_pos = k_pos                                   # (H, c*block)
+        # Most rows of most layouts are full blocks inside the sequence with no padding:
+        # then nothing is masked, and building and applying a mask is a large share of the
+        # CPU time. Decided on the CPU lists, so a GPU run does not sync per row.
+        unmasked = (bool(((code == _FULL_CODE) | (code == CODE_BOUNDS)).all())
+                    and (int(idx.max()) + 1) * block <= Nk and key_padding is None)
+        if unmasked:
+            self.allowed = None
+            return
         code_k = code.to(device).repeat_interleave(block, 1)  # (H, c*block)
         causal = self.q_pos[None, :, None] >= k_pos[:, None, :]  # (H, bq, c*block)
         ok = ((code_k == _FULL_CODE) | (code_k == CODE_BOUNDS))[:, None, :] \
             | ((code_k == CODE_CAUSAL)[:, None, :] & causal) \
             | ((code_k == CODE_ANTICAUSAL)[:, None, :] & ~causal)
         ok = ok & (k_pos < Nk)[:, None, :]
-        self.allowed = ok[None]  # (1, H, bq, c*block)
+        self.allowed = ok[None]  # (1, H, bq, c*block), or None when everything is on
         if key_padding is not None:
             pad = key_padding[:, k_pos.clamp(max=Nk - 1)]      # (B, H, c*block)
             self.allowed = self.allowed & ~pad[:, :, None, :]
@@ -182,15 +190,20 @@ def block_forward(q, k, v, layout: Layout, scale: float, key_padding=None, seed:
             continue
         q_i = q[:, :, i * block:(i + 1) * block].to(ct)
         row = _RowContext(i, idx, code, q_i.shape[2], layout, H, key_padding, q.device)
-        s = torch.einsum("bhnd,bhmd->bhnm", q_i, K.gather(row.idx)) * scale
-        s = s.masked_fill(~row.allowed, float("-inf"))
-        m = torch.logsumexp(s, dim=-1)
-        p = torch.exp(s - m.masked_fill(m == float("-inf"), 0)[..., None])
+        s = torch.einsum("bhnd,bhmd->bhnm", q_i * scale, K.gather(row.idx))
+        if row.allowed is not None:
+            s.masked_fill_(~row.allowed, float("-inf"))
+        m = s.amax(-1, keepdim=True)
+        m = m.masked_fill(m == float("-inf"), 0.0)  # a row with no key: exp gives 0, not NaN
+        p = s.sub_(m).exp_()                        # in place: s is not needed again
+        l_row = p.sum(-1)
         if dropout_p > 0:
-            p = p * row.keep(seed, dropout_p, B, H) / (1.0 - dropout_p)
-        out[:, :, i * block:(i + 1) * block] = torch.einsum(
-            "bhnm,bhmd->bhnd", p, V.gather(row.idx)).to(q.dtype)
-        lse[:, :, i * block:(i + 1) * block] = m.float()
+            p.mul_(row.keep(seed, dropout_p, B, H) / (1.0 - dropout_p))
+        o_i = torch.einsum("bhnm,bhmd->bhnd", p, V.gather(row.idx))
+        has_keys = l_row > 0
+        out[:, :, i * block:(i + 1) * block] = (
+            o_i / torch.where(has_keys, l_row, 1.0)[..., None]).to(q.dtype)
+        lse[:, :, i * block:(i + 1) * block] = (m.squeeze(-1) + torch.log(l_row)).float()
     return out, lse
 
 
@@ -215,17 +228,19 @@ def block_backward(do, q, k, v, o, lse, layout: Layout, scale: float, key_paddin
         q_i, do_i = q[:, :, rows].to(ct), do[:, :, rows].to(ct)
         row = _RowContext(i, idx, code, q_i.shape[2], layout, H, key_padding, q.device)
         k_sel, v_sel = K.gather(row.idx), V.gather(row.idx)
-        s = torch.einsum("bhnd,bhmd->bhnm", q_i, k_sel) * scale
+        s = torch.einsum("bhnd,bhmd->bhnm", q_i * scale, k_sel)
         lse_i = lse[:, :, rows].to(ct)
         lse_i = lse_i.masked_fill(lse_i == float("-inf"), float("inf"))
-        p = torch.exp(s - lse_i[..., None]).masked_fill(~row.allowed, 0.0)
+        p = s.sub_(lse_i[..., None]).exp_()
+        if row.allowed is not None:
+            p.masked_fill_(~row.allowed, 0.0)
         dp = torch.einsum("bhnd,bhmd->bhnm", do_i, v_sel)
         if dropout_p > 0:
             keep = row.keep(seed, dropout_p, B, H) / (1.0 - dropout_p)
-            p_drop, dp = p * keep, dp * keep
+            p_drop, dp = p * keep, dp.mul_(keep)
         else:
             p_drop = p
-        ds = p * (dp - delta[:, :, rows, None])
+        ds = dp.sub_(delta[:, :, rows, None]).mul_(p)
         dq[:, :, rows] = torch.einsum("bhnm,bhmd->bhnd", ds, k_sel) * scale
         flat = (row.idx + head_offset).flatten()  # (H*c,) block slots in dk_blocks
         c = row.idx.shape[1]
