@@ -207,7 +207,9 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
         ws_dk, ws_dv = (torch.empty(kv_groups, meta.q_slots, meta.block, D,
                                     dtype=torch.float32, device=q.device) for _ in range(2))
     else:
-        ws_dk = ws_dv = dk  # never touched
+        # Never touched, but float32 like a real workspace: a pointer of another dtype would
+        # make Triton compile (and the autotuner tune) a second kernel for unsplit layouts.
+        ws_dk = ws_dv = delta
     if scheduled:
         grid_dkdv = lambda cfg: (meta.q_programs * (meta.block // cfg["BLOCK_N"]),  # noqa: E731
                                  kv_groups)
@@ -230,7 +232,7 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
                 BLOCK_D=common["BLOCK_D"])
     groups = B * (H // meta.heads)
     ws_dq = (torch.empty(groups, meta.kv_slots, meta.block, D, dtype=torch.float32,
-                         device=q.device) if meta.kv_slots else dq)
+                         device=q.device) if meta.kv_slots else delta)  # float32: see above
     _dq[lambda cfg: (meta.kv_programs * (meta.block // cfg["BLOCK_M"]), groups)](
         q, k, v, do, lse, delta, dq, *tables[:5], tables[10], ws_dq, kpm, active,
         scale * LOG2E, scale, seed, dropout_p,
