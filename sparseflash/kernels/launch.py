@@ -184,6 +184,19 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
     return o, lse
 
 
+def _add_split_partials(ws: torch.Tensor, split_slots: torch.Tensor, split_rows: torch.Tensor,
+                        grad: torch.Tensor, heads: int, length: int, num_rows: int,
+                        layout_heads: int, num_slots: int, groups: int, block: int) -> None:
+    """Sum the chunks' partial gradients in ``ws (groups, num_slots, block, D)`` into the
+    split rows (or columns) of ``grad (B, heads, length, D)``: one launch for all of them."""
+    tile = min(block, 64)
+    D = grad.shape[-1]
+    sum_split_rows_kernel[(split_rows.numel(), groups, block // tile)](
+        ws, split_slots, split_rows, grad, *grad.stride(),
+        heads, length, D, num_rows, layout_heads, num_slots, split_slots.shape[1],
+        LAYOUT_BLOCK=block, BLOCK_M=tile, BLOCK_D=max(16, triton.next_power_of_2(D)))
+
+
 def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
              o: torch.Tensor, lse: torch.Tensor, tables: Sequence[torch.Tensor],
              meta: LayoutMeta, scale: float, key_padding: Optional[torch.Tensor],
@@ -222,14 +235,9 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
         s_kpm, s_act, H, H_kv, N, Nk, D, meta.num_kv_blocks, meta.heads, H // H_kv,
         sched_heads, meta.q_slots, SCHEDULED=scheduled, **common)
     if scheduled and meta.q_slots:
-        split_slots, split_cols = tables[14], tables[15]
-        block_n = min(meta.block, 64)
         for ws, grad in ((ws_dk, dk), (ws_dv, dv)):
-            sum_split_rows_kernel[(meta.q_split_rows, kv_groups, meta.block // block_n)](
-                ws, split_slots, split_cols, grad, *grad.stride(),
-                H_kv, Nk, D, meta.num_kv_blocks, sched_heads, meta.q_slots,
-                split_slots.shape[1], LAYOUT_BLOCK=meta.block, BLOCK_M=block_n,
-                BLOCK_D=common["BLOCK_D"])
+            _add_split_partials(ws, tables[14], tables[15], grad, H_kv, Nk, meta.num_kv_blocks,
+                                sched_heads, meta.q_slots, kv_groups, meta.block)
     groups = B * (H // meta.heads)
     ws_dq = (torch.empty(groups, meta.kv_slots, meta.block, D, dtype=torch.float32,
                          device=q.device) if meta.kv_slots else delta)  # float32: see above
@@ -240,10 +248,6 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
         s_kpm, s_act, H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots,
         **common)
     if meta.kv_slots:
-        split_slots, split_rows = tables[11], tables[12]
-        block_m = min(meta.block, 64)
-        sum_split_rows_kernel[(meta.kv_split_rows, groups, meta.block // block_m)](
-            ws_dq, split_slots, split_rows, dq, *dq.stride(),
-            H, N, D, meta.num_q_blocks, meta.heads, meta.kv_slots, split_slots.shape[1],
-            LAYOUT_BLOCK=meta.block, BLOCK_M=block_m, BLOCK_D=common["BLOCK_D"])
+        _add_split_partials(ws_dq, tables[11], tables[12], dq, H, N, meta.num_q_blocks,
+                            meta.heads, meta.kv_slots, groups, meta.block)
     return dq, dk, dv

@@ -9,7 +9,7 @@ from typing import Dict, Optional, Tuple
 import torch
 
 from .errors import LayoutError
-from .schedule import build_schedule
+from .schedule import SLOT, build_schedule
 
 # What a partial block's element mask is, besides the bounds (k < kv_seq_len) that every
 # partial block applies: nothing more, q >= k (causal diagonal), or q < k.
@@ -95,6 +95,7 @@ class Layout:
         self._tables: Dict[str, torch.Tensor] = {}      # the same on self.device
         self._copies: Dict[torch.device, "Layout"] = {}  # to(): one copy per device
         self._kernel_tables: Optional[Tuple[torch.Tensor, ...]] = None
+        self._schedule_sizes: Dict[str, Tuple[int, int, int]] = {}
 
     # -- construction ----------------------------------------------------------------------
     @classmethod
@@ -238,14 +239,18 @@ class Layout:
         """The program schedule over rows (``axis="kv"``) or columns (``"q"``)."""
         sched = build_schedule(t[f"full_{axis}_offsets"], t[f"partial_{axis}_offsets"])
         return {f"{axis}_schedule": sched.entries, f"{axis}_split_slots": sched.split_slots,
-                f"{axis}_split_rows": sched.split_rows,
-                f"{axis}_sizes": torch.tensor([sched.num_programs, sched.num_slots,
-                                               sched.num_split_rows])}
+                f"{axis}_split_rows": sched.split_rows}
 
     def schedule_sizes(self, axis: str = "kv") -> Tuple[int, int, int]:
         """``(programs, slots, split rows)`` of the ``kv`` (rows) or ``q`` (columns)
         schedule: see :mod:`sparseflash.layout.schedule`."""
-        return tuple(self._build(f"{axis}_sizes", cpu=True).tolist())
+        sizes = self._schedule_sizes.get(axis)
+        if sizes is None:  # read on every attention() call: derive once from the CPU tables
+            entries = self._build(f"{axis}_schedule", cpu=True)
+            sizes = (entries.shape[0], int((entries[:, SLOT] >= 0).sum()),
+                     self._build(f"{axis}_split_rows", cpu=True).numel())
+            self._schedule_sizes[axis] = sizes
+        return sizes
 
     def kernel_tables(self) -> Tuple[torch.Tensor, ...]:
         """The CSR tables the kernels read, int32 on ``self.device``, in this order:
