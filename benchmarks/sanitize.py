@@ -13,7 +13,7 @@ import sparseflash
 
 def main():
     torch.manual_seed(0)
-    cases = [("local(1) | global(1)", 1, 4, 2, 197, 197, 40, 64, True, 0.0),
+    cases = [("local(1) | global(1)", 1, 4, 2, 197, 197, 40, 64, True, 0.1),
              ("causal", 2, 2, 1, 130, 130, 64, 64, False, 0.1),
              ("butterfly - causal", 1, 2, 2, 100, 333, 96, 32, True, 0.0),
              # a split global row (merged chunks), ragged, with padding

@@ -351,3 +351,32 @@ def test_run_method_records_a_method_that_fails_the_check(monkeypatch):
                                   lengths, padding, idx, wrong, args, 1e-4)
     assert row["mode"] is None and row["status"] == "error"
     assert "against the reference exceeds" in row["error"]
+
+
+def test_sampled_rows_reference_matches_the_full_one():
+    """benchmarks.attention checks long sequences on five sampled block rows of the torch
+    backend: those rows equal the full masked reference, and the others stay untouched."""
+    from benchmarks.attention import _check, _reference
+    from sparseflash.reference import block_forward
+
+    gen = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, 2, 16 * 32, 16, generator=gen) for _ in range(3))
+    layout = sparseflash.compile_layout("local(1) | global(1)", 16 * 32, block=32)
+    mask = layout.to_dense()
+    full = dense_attention(q.double(), k.double(), v.double(), mask)[0]
+    rows = [0, 7, 15]
+    out, lse = block_forward(q, k, v, layout, 16 ** -0.5, rows=rows)
+    for r in range(16):
+        tokens = slice(r * 32, (r + 1) * 32)
+        if r in rows:
+            torch.testing.assert_close(out[:, :, tokens].double(), full[:, :, tokens],
+                                       atol=1e-5, rtol=1e-5)
+        else:
+            assert (out[:, :, tokens] == 0).all() and (lse[:, :, tokens] == float("-inf")).all()
+    # The benchmark's own sampled check passes on the truth and fails on a wrong output.
+    tokens = torch.cat([torch.arange(r * 32, (r + 1) * 32) for r in (0, 1, 8, 14, 15)])
+    sampled = (block_forward(q, k, v, layout, 16 ** -0.5, rows=[0, 1, 8, 14, 15])[0], tokens)
+    assert _check(full.float(), sampled, "truth", 1e-4) < 1e-4
+    with pytest.raises(RuntimeError):
+        _check(torch.zeros_like(full), sampled, "zeros", 1e-4)
+    assert _reference(q, k, v, layout)[1] is None  # short: the full reference

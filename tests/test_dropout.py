@@ -117,6 +117,32 @@ def test_triton_keep_mask_equals_torch(seed, p, bh):
     assert torch.equal(triton_mask, torch_mask)
 
 
+@pytest.mark.parametrize("seed", [3, 2**40 + 1])
+def test_keep_mask_of_any_key_order(seed):
+    """The torch twin has a fast path for aligned runs of eight keys (one Philox call
+    each) and a general one; gathered, shuffled and unaligned keys give the same draws."""
+    N, Nk = 19, 96
+    whole = dropout_keep_mask(seed, 0.4, torch.tensor(2), torch.arange(N)[:, None],
+                              torch.arange(Nk)[None, :])
+    for keys in (torch.randperm(Nk, generator=torch.Generator().manual_seed(seed % 97)),
+                 torch.arange(3, 67), torch.arange(40, 56), torch.tensor([5])):
+        part = dropout_keep_mask(seed, 0.4, torch.tensor(2), torch.arange(N)[:, None],
+                                 keys[None, :])
+        assert torch.equal(part, whole[:, keys])
+
+
+def test_draws_sharing_a_philox_call_are_uncorrelated():
+    """Keys 8g..8g+7 read the halves of one Philox output: neighbouring keys must still
+    be independent draws."""
+    N, Nk = 512, 64
+    m = dropout_keep_mask(9, 0.5, torch.tensor(0), torch.arange(N)[:, None],
+                          torch.arange(Nk)[None, :]).float()
+    x = m - m.mean()
+    for shift in (1, 2, 7):
+        corr = (x[:, :-shift] * x[:, shift:]).mean() / x.var()
+        assert abs(corr.item()) < 5 / math.sqrt(N * (Nk - shift)), shift
+
+
 def test_keep_mask_depends_on_seed_and_head():
     a = keep_mask(5, 0.5, 0, 32, 32, "cpu")
     assert not torch.equal(a, keep_mask(6, 0.5, 0, 32, 32, "cpu"))

@@ -115,3 +115,15 @@ def test_new_length_does_not_recompile():
     assert compiled_after == compiled_before
     if before is not None:
         assert len(launch._forward.cache) == before
+
+
+def test_keep_mask_on_gpu_equals_torch_twin():
+    """The compiled join/reshape of the eight 16-bit draws per Philox call lays the keys
+    out exactly as the interpreter and the torch twin do."""
+    from sparseflash.kernels.common import keep_mask
+    from sparseflash.reference import dropout_keep_mask
+    for seed, p, bh in ((0, 0.1, 0), (2**40 + 7, 0.5, 1000)):
+        gpu = keep_mask(seed, p, bh, 300, 200, "cuda").cpu()
+        twin = dropout_keep_mask(seed, p, torch.tensor(bh), torch.arange(300)[:, None],
+                                 torch.arange(200)[None, :])
+        assert torch.equal(gpu, twin)

@@ -32,26 +32,47 @@ def tile_mask(offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b,
     return keep
 
 
+# Keys that share one Philox call: its four 32-bit words split into eight 16-bit halves.
+KEYS_PER_PHILOX = tl.constexpr(8)
+
+
 @triton.jit
-def dropout_keep(seed, bh, offs_m, offs_n, dropout_p):
-    """bool (BLOCK_M, BLOCK_N): Philox-4x32-10 keyed by ``seed``, counters (key, query,
-    batch*head, 0); kept when the top 24 bits as a uniform in [0, 1) are >= dropout_p.
-    ``sparseflash.reference.dropout_keep_mask`` reproduces it bit for bit on any device."""
-    c0 = tl.broadcast_to(offs_n[None, :], (offs_m.shape[0], offs_n.shape[0])).to(tl.uint32)
-    c1 = tl.broadcast_to(offs_m[:, None], (offs_m.shape[0], offs_n.shape[0])).to(tl.uint32)
+def dropout_keep(seed, bh, offs_m, start_n, BLOCK_N: tl.constexpr, dropout_p):
+    """bool (BLOCK_M, BLOCK_N) for keys ``start_n + arange(BLOCK_N)``, ``start_n`` a
+    multiple of 8: True = kept.
+
+    One Philox-4x32-10 call keyed by ``seed`` with counters (key // 8, query,
+    batch*head, 0) serves eight keys: key ``8g + 2w + h`` reads half ``h`` (0 = low) of
+    output word ``w`` as a 16-bit uniform ``u / 65536``, kept when >= dropout_p. Drawing
+    one word per score instead made the dropout kernels integer-bound (Philox is ~10
+    rounds of 32-bit multiplies). ``sparseflash.reference.dropout_keep_mask``
+    reproduces it bit for bit on any device."""
+    GROUPS: tl.constexpr = BLOCK_N // KEYS_PER_PHILOX
+    shape: tl.constexpr = (offs_m.shape[0], GROUPS)
+    groups = start_n // KEYS_PER_PHILOX + tl.arange(0, GROUPS)
+    c0 = tl.broadcast_to(groups[None, :], shape).to(tl.uint32)
+    c1 = tl.broadcast_to(offs_m[:, None], shape).to(tl.uint32)
     c2 = tl.zeros_like(c0) + bh.to(tl.uint32)
     c3 = tl.zeros_like(c0)
-    r0, _, _, _ = tl.philox(seed, c0, c1, c2, c3)
-    uniform = (r0 >> 8).to(tl.float32) * (1.0 / 16777216.0)
-    return uniform >= dropout_p
+    r0, r1, r2, r3 = tl.philox(seed, c0, c1, c2, c3)
+    threshold = dropout_p * 65536.0
+    # join stacks on a new last axis, so join(join(r0, r2), join(r1, r3)) flattens to
+    # r0, r1, r2, r3, and the halves join below to low, high of each word.
+    # int8 rather than bool through join/reshape: byte-sized lanes are the well-trodden
+    # path through the layout conversion the reshape may need.
+    words = tl.join(tl.join(r0, r2), tl.join(r1, r3))                  # (M, G, 2, 2)
+    keep = tl.join(((words & 0xFFFF).to(tl.float32) >= threshold).to(tl.int8),
+                   ((words >> 16).to(tl.float32) >= threshold).to(tl.int8))  # (M, G, 2, 2, 2)
+    return tl.reshape(keep, (offs_m.shape[0], BLOCK_N)) != 0
 
 
 @triton.jit
 def _keep_mask_kernel(OUT, seed, dropout_p, bh, N, Nk,
                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
-    keep = dropout_keep(seed, bh, offs_m, offs_n, dropout_p)
+    start_n = tl.program_id(1) * BLOCK_N
+    offs_n = start_n + tl.arange(0, BLOCK_N)
+    keep = dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, dropout_p)
     tl.store(OUT + offs_m[:, None] * Nk + offs_n[None, :], keep.to(tl.int8),
              mask=(offs_m < N)[:, None] & (offs_n < Nk)[None, :])
 

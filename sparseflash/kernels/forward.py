@@ -46,13 +46,13 @@ def _attend_tile(acc, l_i, m_i, q, K, V, start_n, offs_m, offs_d, code, b, bh,
     alpha = tl.math.exp2(m_i - m_safe)
     l_i = l_i * alpha + tl.sum(p, 1)
     if HAS_DROPOUT:
-        keep_drop = dropout_keep(seed, bh, offs_m, offs_n, dropout_p)
+        keep_drop = dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, dropout_p)
         p = tl.where(keep_drop, p * (1.0 / (1.0 - dropout_p)), 0.0)
     acc = acc * alpha[:, None] + mma(p.to(v.dtype), v, PRECISION)
     return acc, l_i, m_new
 
 
-@triton.jit(do_not_specialize=["N", "Nk", "seed"])
+@triton.jit(do_not_specialize=["N", "Nk", "seed", "LENGTH_CLASS"])
 def attention_forward_kernel(
         Q, K, V, O, LSE,
         FULL_OFF, FULL_IDX, PART_OFF, PART_IDX, PART_CODE,
@@ -64,7 +64,7 @@ def attention_forward_kernel(
         stride_vb, stride_vh, stride_vn, stride_vd,
         stride_ob, stride_oh, stride_on, stride_od,
         stride_kpm_b, stride_act_b,
-        H, N, Nk, D, NUM_Q_BLOCKS, LAYOUT_HEADS, GROUP, WS_SLOTS,
+        H, N, Nk, D, NUM_Q_BLOCKS, LAYOUT_HEADS, GROUP, WS_SLOTS, LENGTH_CLASS,
         LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
         BLOCK_D: tl.constexpr, HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
         PRECISION: tl.constexpr):

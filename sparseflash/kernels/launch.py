@@ -3,8 +3,9 @@ tile under the Triton interpreter), compute grids, and pass strides, so the kern
 non-contiguous inputs.
 
 Autotuning is keyed on what changes the best tile (head dim, dtype, layout block, padding,
-dropout), never on the sequence length; ``N`` and ``Nk`` are not specialised either, so a
-new length reuses the compiled kernel.
+dropout, and a capped class of the mean row length: see :func:`length_class`), never on the
+sequence length itself; ``N`` and ``Nk`` are not specialised either, so a new length reuses
+the compiled kernel.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import Optional, Sequence
 import torch
 import triton
 
-from .backward import attention_dkdv_kernel, attention_dq_kernel, sum_split_rows_kernel
+from .backward import (attention_dkdv_kernel, attention_dq_kernel, delta_kernel,
+                       sum_split_rows_kernel)
 from .forward import attention_forward_kernel, merge_split_rows_kernel
 
 
@@ -80,7 +82,7 @@ def _prune(kind: str, configs, named_args, **kwargs):
 
 LOG2E = 1.4426950408889634  # scores are scaled by scale * log2(e) for exp2
 
-_KEY = ["BLOCK_D", "LAYOUT_BLOCK", "HAS_PADDING", "HAS_DROPOUT", "PRECISION"]
+_KEY = ["BLOCK_D", "LAYOUT_BLOCK", "HAS_PADDING", "HAS_DROPOUT", "PRECISION", "LENGTH_CLASS"]
 _KEY_DKDV = _KEY + ["SCHEDULED"]
 
 
@@ -90,6 +92,15 @@ def _autotuned(kernel, kind):
     return triton.autotune(configs=_candidate_configs(kind),
                            key=_KEY_DKDV if kind == "dkdv" else _KEY,
                            prune_configs_by={"early_config_prune": prune})(kernel)
+
+
+def length_class(mean_blocks: int) -> int:
+    """Autotune class of a layout's mean blocks per row (or column): 0, 1, 2-3, 4-7,
+    8-15, and 16 or more. A loop of a few blocks wants other tiles than a long one (a deep
+    pipeline never fills on a 7-block row: benchmarks/NOTES.md, v4); capping the classes
+    keeps sequence length out of the key, so a dense layout re-tunes at most once as N
+    grows and a banded one never does."""
+    return min(max(int(mean_blocks), 0).bit_length(), 5)
 
 
 _forward = _autotuned(attention_forward_kernel, "fwd")
@@ -110,12 +121,15 @@ class LayoutMeta:
     q_programs: int     # the same three for the dK/dV column schedule
     q_slots: int
     q_split_rows: int
+    row_blocks: int     # mean blocks per row, rounded down (Layout.mean_blocks("kv"))
+    col_blocks: int     # mean blocks per column (Layout.mean_blocks("q"))
 
     @classmethod
     def of(cls, layout) -> "LayoutMeta":
         return cls(layout.block, layout.num_heads, layout.num_q_blocks,
                    layout.num_kv_blocks, *layout.schedule_sizes("kv"),
-                   *layout.schedule_sizes("q"))
+                   *layout.schedule_sizes("q"), layout.mean_blocks("kv"),
+                   layout.mean_blocks("q"))
 
 
 def _precision(dtype: torch.dtype) -> str:
@@ -170,6 +184,7 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
         scale * LOG2E, seed, dropout_p,
         *q.stride(), *k.stride(), *v.stride(), *o.stride(), s_kpm, s_act,
         H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots,
+        length_class(meta.row_blocks),
         LAYOUT_BLOCK=meta.block, BLOCK_D=max(16, triton.next_power_of_2(D)),
         HAS_PADDING=has_padding, HAS_DROPOUT=dropout_p > 0, PRECISION=_precision(q.dtype))
     if meta.kv_slots:
@@ -204,10 +219,14 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
     """-> (dq, dk, dv) shaped like q, k, v."""
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
-    delta = (do.float() * o.float()).sum(-1).contiguous()  # (B, H, N): rowsum(dO * O)
+    delta = torch.empty(B, H, N, dtype=torch.float32, device=q.device)  # rowsum(dO * O)
+    block_d = max(16, triton.next_power_of_2(D))
+    delta_rows = 64 if interpreting() else max(16, 8192 // block_d)
+    delta_kernel[(triton.cdiv(N, delta_rows), B * H)](
+        do, o, delta, *do.stride(), *o.stride(), H, N, D, BLOCK_M=delta_rows, BLOCK_D=block_d)
     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
     kpm, active, s_kpm, s_act, has_padding = _padding_args(key_padding, kv_active, q.device)
-    common = dict(LAYOUT_BLOCK=meta.block, BLOCK_D=max(16, triton.next_power_of_2(D)),
+    common = dict(LAYOUT_BLOCK=meta.block, BLOCK_D=block_d,
                   HAS_PADDING=has_padding, HAS_DROPOUT=dropout_p > 0,
                   PRECISION=_precision(q.dtype))
     lse = lse.contiguous()
@@ -233,7 +252,8 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
         scale * LOG2E, scale, seed, dropout_p,
         *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
         s_kpm, s_act, H, H_kv, N, Nk, D, meta.num_kv_blocks, meta.heads, H // H_kv,
-        sched_heads, meta.q_slots, SCHEDULED=scheduled, **common)
+        sched_heads, meta.q_slots, length_class(meta.col_blocks), SCHEDULED=scheduled,
+        **common)
     if scheduled and meta.q_slots:
         for ws, grad in ((ws_dk, dk), (ws_dv, dv)):
             _add_split_partials(ws, tables[14], tables[15], grad, H_kv, Nk, meta.num_kv_blocks,
@@ -246,7 +266,7 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
         scale * LOG2E, scale, seed, dropout_p,
         *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dq.stride(),
         s_kpm, s_act, H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots,
-        **common)
+        length_class(meta.row_blocks), **common)
     if meta.kv_slots:
         _add_split_partials(ws_dq, tables[11], tables[12], dq, H, N, meta.num_q_blocks,
                             meta.heads, meta.kv_slots, groups, meta.block)

@@ -160,6 +160,12 @@ class Layout:
         """Number of on blocks, summed over heads."""
         return self.full_keys.numel() + self.partial_keys.numel()
 
+    def mean_blocks(self, axis: str = "kv") -> int:
+        """Mean on blocks per row (``"kv"``: keys per query block) or per column
+        (``"q"``), rounded down; the kernels' autotuning reads it."""
+        h, nq, nk = self.shape
+        return self.nnz // (h * (nq if axis == "kv" else nk))
+
     @property
     def density(self) -> float:
         """nnz / (H * nq * nk)."""

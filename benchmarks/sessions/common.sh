@@ -1,0 +1,32 @@
+# Helpers for the session scripts beside this file: each is one call to a 4-GPU machine
+# that runs kernel checks and benchmarks on some GPUs and LRA training on the others, in
+# parallel, and packs every result and log into one archive under $OUT.
+#
+#   bash benchmarks/sessions/<script>.sh     (from the repository root; $OUT set)
+set -u
+export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 OMP_NUM_THREADS=8
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+OUT=${OUT:-/tmp/sparseflash-out}
+WORK=/tmp/session
+RES=$WORK/results      # JSON/CSV/PNG of every job (one file per job: no shared writes)
+LOGS=$WORK/logs
+mkdir -p "$RES" "$LOGS" "$OUT"
+START=$(date +%s)
+BUDGET=${BUDGET:-570}  # seconds: every job ends by then, leaving time to pack
+
+# left: seconds until the budget is spent (at least 1)
+left() { local l=$((START + BUDGET - $(date +%s))); echo $((l > 1 ? l : 1)); }
+
+# step NAME CMD...: run CMD with what is left of the budget, log to $LOGS/NAME.log
+step() {
+    local name=$1; shift
+    echo "== $(date +%T) $name: $*" | tee -a "$LOGS/$name.log"
+    timeout "$(left)" "$@" >>"$LOGS/$name.log" 2>&1
+    echo "== $(date +%T) $name exit $?" | tee -a "$LOGS/$name.log"
+}
+
+pack() {
+    nvidia-smi >"$LOGS/nvidia-smi.txt" 2>&1
+    tar -czf "$OUT/session.tar.gz" -C "$WORK" results logs ${EXTRA:-}
+    ls -la "$OUT"
+}
