@@ -1,0 +1,84 @@
+"""Host (CPU) time of one attention call, and where it goes.
+
+    python -m benchmarks.overhead --pattern "local(3)" --seq-len 16384 --head-dim 64
+
+A short sparse call has less GPU work than the host needs to launch it: then
+``do_bench`` measures the host, not the kernels (``benchmarks.profile_call`` gives the
+kernels' own time). This prints the host time per forward and per forward + backward
+(enqueue only, measured with the GPU kept busy so that the host never waits on it), then a
+cProfile of the forward + backward loop, heaviest functions first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import time
+
+import torch
+
+import sparseflash
+
+
+def _host_ms(fn, iters: int) -> float:
+    """Mean host time of ``fn`` in ms. A long matmul first keeps the GPU busy, so launches
+    queue without waiting; ``iters`` is kept below the launch queue's depth."""
+    busy = torch.randn(8192, 8192, device="cuda")
+    torch.cuda.synchronize()
+    for _ in range(20):
+        busy = busy @ busy.T * 1e-4  # ~20 x 1 ms of GPU work ahead of the launches
+    started = time.perf_counter()
+    for _ in range(iters):
+        fn()
+    elapsed = time.perf_counter() - started
+    torch.cuda.synchronize()
+    return 1000 * elapsed / iters
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--pattern", default="local(3)")
+    p.add_argument("--seq-len", type=int, default=16384)
+    p.add_argument("--head-dim", type=int, default=64)
+    p.add_argument("--tokens", type=int, default=16384, help="B * N")
+    p.add_argument("--heads", type=int, default=16)
+    p.add_argument("--iters", type=int, default=30)
+    p.add_argument("--top", type=int, default=30, help="cProfile rows to print")
+    args = p.parse_args(argv)
+    if not torch.cuda.is_available():
+        raise SystemExit("this measurement needs a CUDA GPU")
+    N, D = args.seq_len, args.head_dim
+    B = max(1, args.tokens // N)
+    q, k, v = (torch.randn(B, args.heads, N, D, device="cuda", dtype=torch.bfloat16)
+               .requires_grad_() for _ in range(3))
+    grad = torch.randn_like(q)
+
+    def forward():
+        return sparseflash.attention(q, k, v, args.pattern)
+
+    def forward_backward():
+        torch.autograd.grad(forward(), (q, k, v), grad)
+
+    for _ in range(5):
+        forward_backward()
+    torch.cuda.synchronize()
+    fwd = _host_ms(forward, args.iters)
+    both = _host_ms(forward_backward, args.iters)
+    print(f"{args.pattern!r} N={N} D={D} B={B} H={args.heads}: host time per call "
+          f"fwd {fwd:.3f} ms, fwd+bwd {both:.3f} ms")
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(args.iters):
+        forward_backward()
+    profiler.disable()
+    torch.cuda.synchronize()
+    text = io.StringIO()
+    pstats.Stats(profiler, stream=text).sort_stats("tottime").print_stats(args.top)
+    print(text.getvalue())
+
+
+if __name__ == "__main__":
+    main()
