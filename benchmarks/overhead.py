@@ -69,6 +69,18 @@ def main(argv=None) -> None:
     both = _host_ms(forward_backward, args.iters)
     print(f"{args.pattern!r} N={N} D={D} B={B} H={args.heads}: host time per call "
           f"fwd {fwd:.3f} ms, fwd+bwd {both:.3f} ms")
+    # The launchers alone, without attention()'s checks or autograd.
+    from sparseflash.kernels import launch
+    layout = sparseflash.compile_layout(args.pattern, N, block=128, device=q.device)
+    tables, meta, scale = layout.kernel_tables(), launch.LayoutMeta.of(layout), D ** -0.5
+    with torch.no_grad():
+        o, lse = launch.forward(q, k, v, tables, meta, scale, None, None, 0, 0.0)
+        launch_fwd = _host_ms(
+            lambda: launch.forward(q, k, v, tables, meta, scale, None, None, 0, 0.0), args.iters)
+        launch_bwd = _host_ms(
+            lambda: launch.backward(grad, q, k, v, o, lse, tables, meta, scale, None, None, 0,
+                                    0.0), args.iters)
+    print(f"launchers alone: forward {launch_fwd:.3f} ms, backward {launch_bwd:.3f} ms")
     profiler = cProfile.Profile()
     profiler.enable()
     for _ in range(args.iters):
