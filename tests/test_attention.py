@@ -621,3 +621,13 @@ def test_torch_backend_no_n_by_n_tensor(monkeypatch, path):
     with tracker.Mode():
         torch.zeros(N, N)
     assert tracker.max_numel == N * N
+
+
+def test_length_class_is_capped_and_monotone():
+    """Autotune classes of the mean row length: 0, 1, 2-3, 4-7, 8-15, 16+. Capped, so a
+    longer dense sequence never re-tunes past 16 blocks per row."""
+    from sparseflash.kernels.launch import length_class
+    classes = [length_class(n) for n in range(0, 40)]
+    assert classes[:9] == [0, 1, 2, 2, 3, 3, 3, 3, 4]
+    assert classes == sorted(classes)
+    assert length_class(15) == 4 and length_class(16) == length_class(10**6) == 5

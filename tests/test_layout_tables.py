@@ -316,3 +316,16 @@ def test_layout_repr_and_str():
     assert lines[1:5] == ["▒···", "█▒··", "·█▒·", "··█▒"]
     assert "local(1) & causal" in repr(layout)
     assert isinstance(layout, Layout)
+
+
+def test_mean_blocks_per_row_and_column():
+    """The autotuner's row-length class reads these: on blocks per row (kv) / column (q),
+    rounded down, per head."""
+    dense = compile_layout("dense", 640, block=64)            # 10 x 10 blocks
+    assert dense.mean_blocks("kv") == dense.mean_blocks("q") == 10
+    causal = compile_layout("causal", 640, block=64)          # 55 on blocks
+    assert causal.mean_blocks("kv") == causal.mean_blocks("q") == 5
+    cross = compile_layout("dense", 256, kv_seq_len=640, block=64)     # 4 x 10
+    assert cross.mean_blocks("kv") == 10 and cross.mean_blocks("q") == 4
+    heads = compile_layout("per_head(local(0), dense)", 512, block=64, num_heads=2)
+    assert heads.mean_blocks("kv") == (8 + 64) // 16

@@ -131,7 +131,7 @@ def test_listops_cached_splits(tmp_path: Path) -> None:
     )
     splits = listops.load_listops_splits(cfg, cache_dir=tmp_path, progress=False)
     assert splits["train"].tokens.shape == (30, 64) and splits["test"].labels.shape == (8,)
-    assert splits["train"].tokens.dtype == torch.long  # cached as uint8, returned as int64
+    assert splits["train"].tokens.dtype == torch.uint8  # cached and returned as uint8
     assert all(evaluate_tokens(r) == y for r, y in zip(splits["val"].tokens, splits["val"].labels))
     assert not torch.equal(splits["val"].tokens, splits["test"].tokens)
     assert len(list(tmp_path.glob("listops-*.pt"))) == 3

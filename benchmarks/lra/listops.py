@@ -422,7 +422,8 @@ def load_listops(
     Each split uses its own seed derived from ``config.seed``.
 
     Returns:
-        :class:`ListOpsBatch`: ``tokens (S, config.seq_len)``, ``labels (S,)``, ``lengths (S,)``.
+        :class:`ListOpsBatch`: ``tokens (S, config.seq_len)`` uint8 (16 token ids; the train
+        split is 192 MB instead of 1.5 GB as int64), ``labels (S,)``, ``lengths (S,)``.
     """
     n = config.num_samples(split)
     gen_kwargs = dict(
@@ -454,7 +455,7 @@ def load_listops(
         cache_dir=cache_dir,
         progress=progress,
     )
-    return ListOpsBatch(data["tokens"].long(), data["labels"], data["lengths"])
+    return ListOpsBatch(data["tokens"], data["labels"], data["lengths"])
 
 
 def load_listops_splits(
