@@ -18,7 +18,9 @@ Tasks: ``listops``, ``pathfinder32``, ``pathfinder64``, ``pathfinder128`` (Path-
 Learning rates: LRA's ListOps and text configs use ``0.05 * linear_warmup * rsqrt_decay``,
 i.e. ``0.05 * min(step / warmup, 1) / sqrt(max(step, warmup))``. That is our inverse-sqrt
 schedule with a peak of ``0.05 / sqrt(warmup)``: 1.58e-3 for ListOps (warmup 1000) and
-5.59e-4 for text (warmup 8000).
+5.59e-4 for text (warmup 8000). ListOps here peaks at 5e-4 instead: with LRA's 1.58e-3 our
+run's validation accuracy collapsed after step ~1750 (36.75% test), with 5e-4 it did not
+(37.10%; benchmarks/results/lra-listops-full-*-NVIDIA-H200.json).
 """
 
 from __future__ import annotations
@@ -206,18 +208,21 @@ _SPARSE_CLS = "butterfly_local | global(1)"
 
 def _listops_full() -> LRAConfig:
     """ListOps as in LRA: 2K tokens, 6 layers, d=512, 8 heads, FFN 2048, CLS pooling, batch 32,
-    5K steps, lr 0.05 * rsqrt with 1K warmup, weight decay 0.1 (Tay et al. 2021: "embedding
+    5K steps, inverse-sqrt lr with 1K warmup (peak 5e-4, LRA's 1.58e-3 collapsed; see
+    above), weight decay 0.1 (Tay et al. 2021: "embedding
     dimension of 512, 8 heads, 6 layers and a feed-forward dimension of 2048", 5K steps;
     released ``base_listops_config``)."""
     return LRAConfig(
         task="listops", variant="full", seq_len=2000,
         d_model=512, num_heads=8, num_layers=6, ffn_dim=2048, dropout=0.1, attn_dropout=0.1,
         pooling="cls", positional="learned", layout=_SPARSE_CLS, block=128,
-        lr=0.05 / math.sqrt(1000), schedule="inverse_sqrt", warmup_steps=1000,
+        lr=5e-4, schedule="inverse_sqrt", warmup_steps=1000,
         weight_decay=0.1, batch_size=32, eval_batch_size=64, steps=5000, eval_interval=250,
         checkpoint_interval=500, log_interval=10,
         notes="LRA ListOps: 96K/2K/2K expressions, lengths in (500, 2000). grad_clip=1.0 is ours "
-              "(LRA does not clip ListOps); dropout 0.1 is ours (not in the released config).",
+              "(LRA does not clip ListOps); dropout 0.1 is ours (not in the released config); "
+              "peak lr 5e-4 is ours (LRA: 0.05/sqrt(1000) = 1.58e-3, which collapsed "
+              "validation accuracy in our run).",
     )
 
 
