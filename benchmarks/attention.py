@@ -5,8 +5,9 @@
         --modes fwd fwd+bwd
 
 Every method's output is first checked against SDPA (dense/causal), the materialised masked
-reference (other patterns, N <= 8192), or, beyond that, the torch backend in float32 on five
-sampled query-block rows (first, second, middle, last two), then timed with ``triton.testing.do_bench`` (median). Effective
+reference in float32 (other patterns, N <= 8192), or, beyond that, the torch backend in
+float32 on five sampled query-block rows (first, second, middle, last two), then timed
+with ``triton.testing.do_bench`` (median). Effective
 TFLOP/s = 4 * B * H * N^2 * D * density / time (x 3.5 for fwd+bwd; x 2.5 for bwd), density
 being the fraction of blocks on. Each row also records the wall time of the method's first
 forward and backward call in the process (``first_call_s``, ``first_backward_s``): compile

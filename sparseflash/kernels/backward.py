@@ -8,9 +8,9 @@ Two kernels, no atomics, deterministic:
   accumulates dK and dV in registers.
 * dQ: one program per (query tile, batch * head) walks its layout *row*, like the forward.
 
-Both recompute P = exp2(S * scale * log2(e) - lse2) from the forward's base-2 log-sum-exp; dropout regenerates the same
-keep-mask from the Philox seed. ``delta = rowsum(dO * O)`` is computed before them by
-:func:`delta_kernel`.
+Both recompute P = exp2(S * scale * log2(e) - lse2) from the forward's base-2
+log-sum-exp; dropout regenerates the same keep-mask from the Philox seed.
+``delta = rowsum(dO * O)`` is computed before them by :func:`delta_kernel`.
 """
 
 import triton
@@ -26,9 +26,9 @@ def delta_kernel(DO, O, DELTA,
                  H, N, D, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr):
     """``DELTA (B*H, N) float32 = rowsum(dO * O)``; grid (cdiv(N, BLOCK_M), B * H).
 
-    One read of dO and O in their own dtype. The same in torch (``(do.float() *
-    o.float()).sum(-1)``) makes three float32 temporaries, several times the traffic:
-    about a tenth of a short sparse backward at N = 16K."""
+    One read of dO and O in their own dtype, where the same in torch (``(do.float() *
+    o.float()).sum(-1)``) writes and rereads three float32 temporaries and costs four
+    launches. Here it is ~3% of a short sparse fwd+bwd (benchmarks/NOTES.md, v6)."""
     bh = tl.program_id(1)
     b = bh // H
     h = bh % H
@@ -61,8 +61,9 @@ def _probabilities(q, k, offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, lse2, q
 def _dkdv_tile(dk, dv, k_t, v_t, Q, DO, LSE, DELTA, start_m, start_n, offs_d, code, b, bh,
                N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
                qk_scale, seed, dropout_p,
-               BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, PARTIAL: tl.constexpr, HAS_PADDING: tl.constexpr,
-               HAS_DROPOUT: tl.constexpr, PRECISION: tl.constexpr):
+               BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, PARTIAL: tl.constexpr,
+               HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
+               PRECISION: tl.constexpr):
     offs_m = start_m + tl.arange(0, BLOCK_M)
     offs_n = start_n + tl.arange(0, BLOCK_N)
     m_ok = offs_m < N

@@ -43,9 +43,9 @@ def dropout_keep(seed, bh, offs_m, start_n, BLOCK_N: tl.constexpr, dropout_p):
 
     One Philox-4x32-10 call keyed by ``seed`` with counters (key // 8, query,
     batch*head, 0) serves eight keys: key ``8g + 2w + h`` reads half ``h`` (0 = low) of
-    output word ``w`` as a 16-bit uniform ``u / 65536``, kept when >= dropout_p. Drawing
-    one word per score instead made the dropout kernels integer-bound (Philox is ~10
-    rounds of 32-bit multiplies). ``sparseflash.reference.dropout_keep_mask``
+    output word ``w`` as a 16-bit uniform ``u / 65536``, kept when >= dropout_p. One call
+    per score (10 rounds of 32-bit multiplies each) made the paper's E.6 forward 2.2x
+    slower than this (benchmarks/NOTES.md, v6). ``sparseflash.reference.dropout_keep_mask``
     reproduces it bit for bit on any device."""
     GROUPS: tl.constexpr = BLOCK_N // KEYS_PER_PHILOX
     shape: tl.constexpr = (offs_m.shape[0], GROUPS)
