@@ -8,6 +8,7 @@ the autograd formula; and the public :func:`attention` with its checks.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import List, Optional, Tuple, Union
 
@@ -24,6 +25,13 @@ _DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 
 # ----------------------------------------------------------------------------- custom ops
 def _layout_meta(meta: List[int]):
+    return _layout_meta_of(tuple(meta))
+
+
+@functools.lru_cache(maxsize=256)
+def _layout_meta_of(meta: Tuple[int, ...]):
+    # Built on every call otherwise: a frozen dataclass's __init__ is a measurable share of
+    # a short call's host time (benchmarks/overhead.py).
     from .kernels.launch import LayoutMeta
     return LayoutMeta(*meta)
 
@@ -103,12 +111,17 @@ class _Attention(torch.autograd.Function):
         o, lse = _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_active, seed,
                                dropout_p, backend)
         ctx.mark_non_differentiable(lse)
+        # The lse gets no gradient: without this, autograd would allocate and zero-fill one
+        # (an extra kernel launch) for every backward.
+        ctx.set_materialize_grads(False)
         ctx.save_for_backward(q, k, v, o, lse)
         ctx.rest = (tables, meta, scale, key_padding, kv_active, seed, dropout_p, backend)
         return o, lse
 
     @staticmethod
     def backward(ctx, do, dlse):
+        if do is None:  # only the (non-differentiable) lse reached the loss
+            return (None,) * 11
         q, k, v, o, lse = ctx.saved_tensors
         dq, dk, dv = _backward_impl(do.contiguous() if do.stride(-1) != 1 else do, q, k, v, o,
                                     lse, *ctx.rest)
