@@ -284,22 +284,33 @@ def _finish(fig, axes, path: Path, note: Optional[str] = None) -> Path:
     return path
 
 
+def _density_label(values: Optional[List[float]]) -> str:
+    """`` (5.4%)`` for one density, `` (0.1%-59.4%)`` for a range, empty for none."""
+    if not values:
+        return ""
+    lo, hi = min(values), max(values)
+    return f" ({lo:.1%})" if f"{lo:.1%}" == f"{hi:.1%}" else f" ({lo:.1%}-{hi:.1%})"
+
+
 def _panels_by_pattern(plt, panels: Dict[tuple, Dict], rows: Sequence[Dict], title: str,
                        ylabel: str, path: Path, *, log_y: bool, fmt: str,
                        note: Optional[str] = None) -> Path:
     """Grid: one column per pattern (dense first, then by density), one row per
     (dtype, D, mode)."""
     patterns = [p for p in _pattern_order(rows) if any(k[0] == p for k in panels)]
-    densities = {r["pattern"]: r["density"] for r in rows if "density" in r}
+    # A sparse pattern's density falls with N: title each column with its range.
+    densities: Dict[str, List[float]] = {}
+    for r in rows:
+        if "density" in r:
+            densities.setdefault(r["pattern"], []).append(r["density"])
     row_keys = sorted({(k[3], k[1], k[2]) for k in panels})  # (dtype, D, mode)
     fig, axes = _grid_figure(plt, len(row_keys), len(patterns), title)
     for i, (dtype, D, mode) in enumerate(row_keys):
         for j, pattern in enumerate(patterns):
             ax = axes[i][j]
             series = panels.get((pattern, D, mode, dtype))
-            density = densities.get(pattern)
-            ax.set_title(f"{pattern}" + (f" ({density:.1%})" if density is not None else "")
-                         + f"\nD={D}, {mode}, {dtype}", fontsize=8)
+            ax.set_title(f"{pattern}{_density_label(densities.get(pattern))}"
+                         f"\nD={D}, {mode}, {dtype}", fontsize=8)
             if not series:
                 ax.text(0.5, 0.5, "not measured", ha="center", va="center",
                         transform=ax.transAxes, color="gray")

@@ -380,3 +380,9 @@ def test_sampled_rows_reference_matches_the_full_one():
     with pytest.raises(RuntimeError):
         _check(torch.zeros_like(full), sampled, "zeros", 1e-4)
     assert _reference(q, k, v, layout)[1] is None  # short: the full reference
+
+
+def test_density_label_shows_the_range_over_n():
+    assert plots._density_label(None) == ""
+    assert plots._density_label([0.054, 0.054]) == " (5.4%)"
+    assert plots._density_label([0.001, 0.688, 0.054]) == " (0.1%-68.8%)"
