@@ -199,6 +199,8 @@ def main(argv=None):
     p.add_argument("--heads", type=int, default=16)
     p.add_argument("--block", type=int, default=128)
     p.add_argument("--out", default=None, help="JSON path (default results/<gpu>-attention.json)")
+    p.add_argument("--note", default=None,
+                   help="free text kept in the record, e.g. what else ran on the machine")
     args = p.parse_args(argv)
     if not torch.cuda.is_available():
         sys.exit("this benchmark needs a CUDA GPU")
@@ -211,7 +213,8 @@ def main(argv=None):
         f"'{a}'" if " " in a else a for a in (argv or sys.argv[1:])),
         gpu=torch.cuda.get_device_name(), torch=torch.__version__,
         triton=__import__("triton").__version__, python=platform.python_version(),
-        seconds=round(time.time() - started, 1), rows=rows)
+        date=time.strftime("%Y-%m-%dT%H:%M:%S%z"), seconds=round(time.time() - started, 1),
+        **({"note": args.note} if args.note else {}), rows=rows)
     previous = json.loads(out.read_text()) if out.exists() else []
     out.write_text(json.dumps(previous + [record], indent=1))
     print(table(rows))
