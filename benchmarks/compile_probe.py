@@ -1,0 +1,104 @@
+"""What the forward kernel compiles to on Hopper, without a GPU: counts of layout
+conversions, shared-memory traffic and barriers in the compiled code.
+
+    python -m benchmarks.compile_probe                      # plain vs dropout vs padding
+    python -m benchmarks.compile_probe --block-m 64 --block-n 64 --stages 2
+
+Triton compiles for a target given by name (``GPUTarget("cuda", 90, ...)``) with the ptxas
+it ships, so this runs on a CPU-only machine. It is for comparing code variants before
+spending GPU time on them (e.g. what dropout's join/reshape adds per tile), not a timing:
+the counts are static, per kernel, and from the local Triton version, which may differ from
+the GPU machine's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import re
+import warnings
+from typing import Dict
+
+_POINTERS = {"Q": "*{dt}", "K": "*{dt}", "V": "*{dt}", "O": "*{dt}", "LSE": "*fp32",
+             "FULL_OFF": "*i32", "FULL_IDX": "*i32", "PART_OFF": "*i32", "PART_IDX": "*i32",
+             "PART_CODE": "*i32", "SCHED": "*i32", "WS_O": "*fp32", "WS_LSE": "*fp32",
+             "KPM": "*i8", "KV_ACTIVE": "*i8"}
+_IR_OPS = ("ttg.convert_layout", "ttg.local_alloc", "ttg.local_load", "tt.join",
+           "tt.reshape", "ttng.warp_group_dot", "tt.dot")
+_PTX_OPS = ("wgmma.mma_async", "mma.sync", "cp.async.commit_group", "cp.async.bulk",
+            "ld.global", "ld.shared", "st.shared", "bar.sync", "mul.hi.u32", "ex2.approx")
+
+
+def probe(*, dropout: bool, padding: bool, block_m: int, block_n: int, head_dim: int,
+          stages: int, warps: int, dtype: str = "bf16", arch: int = 90) -> Dict[str, int]:
+    """Counts of IR ops and PTX instructions of one compiled forward kernel."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    from sparseflash.kernels.forward import attention_forward_kernel as kernel
+
+    constants = dict(LAYOUT_BLOCK=128, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_D=head_dim,
+                     HAS_PADDING=padding, HAS_DROPOUT=dropout, PRECISION="tf32")
+    signature = {}
+    for name in kernel.arg_names:
+        if name in _POINTERS:
+            signature[name] = _POINTERS[name].format(dt=dtype)
+        elif name in constants:
+            signature[name] = "constexpr"
+        else:
+            signature[name] = {"qk_scale": "fp32", "dropout_p": "fp32", "seed": "i64"}.get(
+                name, "i32")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compiled = triton.compile(ASTSource(kernel, signature, constants),
+                                  target=GPUTarget("cuda", arch, 128),
+                                  options=dict(num_warps=warps, num_stages=stages))
+    counts = collections.Counter(
+        re.findall(r"\b(" + "|".join(re.escape(o) for o in _IR_OPS) + r")\b",
+                   compiled.asm["ttgir"]))
+    counts.update(re.findall(r"^\s*(" + "|".join(re.escape(o) for o in _PTX_OPS) + r")",
+                             compiled.asm["ptx"], re.M))
+    counts["shared_bytes"] = compiled.metadata.shared
+    return dict(counts)
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--block-m", type=int, default=128)
+    p.add_argument("--block-n", type=int, default=64)
+    p.add_argument("--head-dim", type=int, default=64)
+    p.add_argument("--stages", type=int, default=3)
+    p.add_argument("--warps", type=int, default=4)
+    p.add_argument("--arch", type=int, default=90, help="compute capability x 10")
+    p.add_argument("--json", action="store_true", help="print the counts as JSON")
+    args = p.parse_args(argv)
+    if os.environ.get("TRITON_INTERPRET", "0") == "1":
+        # Under the interpreter @triton.jit yields interpreted functions, which do not compile.
+        raise SystemExit("unset TRITON_INTERPRET: the probe compiles the kernels")
+    variants = {"plain": dict(dropout=False, padding=False),
+                "dropout": dict(dropout=True, padding=False),
+                "padding": dict(dropout=False, padding=True),
+                "dropout+padding": dict(dropout=True, padding=True)}
+    results = {name: probe(**kw, block_m=args.block_m, block_n=args.block_n,
+                           head_dim=args.head_dim, stages=args.stages, warps=args.warps,
+                           arch=args.arch)
+               for name, kw in variants.items()}
+    if args.json:
+        print(json.dumps(results))
+        return
+    keys = [k for k in (*_IR_OPS, *_PTX_OPS, "shared_bytes")
+            if any(k in r for r in results.values())]
+    print(f"forward kernel, sm_{args.arch}, BLOCK_M={args.block_m} BLOCK_N={args.block_n} "
+          f"D={args.head_dim} stages={args.stages} warps={args.warps} (static counts)")
+    print("| op | " + " | ".join(results) + " |")
+    print("|---|" + "---|" * len(results))
+    for k in keys:
+        print(f"| {k} | " + " | ".join(str(r.get(k, 0)) for r in results.values()) + " |")
+
+
+if __name__ == "__main__":
+    main()
