@@ -322,9 +322,7 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
         seed = torch.randint(0, 2**62, (1,), dtype=torch.int64)  # global CPU generator
     else:
         seed = _NO_SEED  # never read, never written: one shared tensor spares an allocation
-    meta = [lay.block, lay.num_heads, lay.num_q_blocks, lay.num_kv_blocks,
-            *lay.schedule_sizes("kv"), *lay.schedule_sizes("q"), lay.mean_blocks("kv"),
-            lay.mean_blocks("q")]
+    meta = list(lay.kernel_meta())
     # Under torch.compile the custom op keeps attention one opaque graph node; in eager
     # mode the autograd.Function runs the same code with less per-call overhead.
     call = _forward_op if torch.compiler.is_compiling() else _Attention.apply

@@ -631,3 +631,17 @@ def test_length_class_is_capped_and_monotone():
     assert classes[:9] == [0, 1, 2, 2, 3, 3, 3, 3, 4]
     assert classes == sorted(classes)
     assert length_class(15) == 4 and length_class(16) == length_class(10**6) == 5
+
+
+def test_layout_meta_is_the_layouts_kernel_meta_field_by_field():
+    """attention() passes Layout.kernel_meta() as a list and the launcher rebuilds a
+    LayoutMeta from it: the tuple must fill every field, in order."""
+    from dataclasses import fields
+
+    from sparseflash.kernels.launch import LayoutMeta
+    lay = sparseflash.compile_layout("local(1) | global(1)", 2048, block=64)
+    meta = LayoutMeta.of(lay)
+    assert len(fields(LayoutMeta)) == len(lay.kernel_meta())
+    assert (meta.block, meta.num_kv_blocks, meta.kv_split_rows, meta.q_programs,
+            meta.col_blocks) == (64, 32, lay.schedule_sizes("kv")[2],
+                                 lay.schedule_sizes("q")[0], lay.mean_blocks("q"))

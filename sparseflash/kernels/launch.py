@@ -126,10 +126,7 @@ class LayoutMeta:
 
     @classmethod
     def of(cls, layout) -> "LayoutMeta":
-        return cls(layout.block, layout.num_heads, layout.num_q_blocks,
-                   layout.num_kv_blocks, *layout.schedule_sizes("kv"),
-                   *layout.schedule_sizes("q"), layout.mean_blocks("kv"),
-                   layout.mean_blocks("q"))
+        return cls(*layout.kernel_meta())
 
 
 def _precision(dtype: torch.dtype) -> str:

@@ -258,6 +258,15 @@ class Layout:
             self._schedule_sizes[axis] = sizes
         return sizes
 
+    def kernel_meta(self) -> Tuple[int, ...]:
+        """The integers the kernels need beside :meth:`kernel_tables`, in the field order of
+        ``sparseflash.kernels.launch.LayoutMeta``: block, heads, nq, nk, the ``kv`` and ``q``
+        :meth:`schedule_sizes`, and the ``kv`` and ``q`` :meth:`mean_blocks`. One place, so
+        the launcher and ``attention()`` (which must not import Triton) cannot disagree."""
+        return (self.block, self.num_heads, self.num_q_blocks, self.num_kv_blocks,
+                *self.schedule_sizes("kv"), *self.schedule_sizes("q"),
+                self.mean_blocks("kv"), self.mean_blocks("q"))
+
     def kernel_tables(self) -> Tuple[torch.Tensor, ...]:
         """The CSR tables the kernels read, int32 on ``self.device``, in this order:
 
