@@ -20,6 +20,7 @@ import time
 import torch
 
 import sparseflash
+from benchmarks.profile_call import add_call_arguments, make_call
 
 
 def _host_ms(fn, iters: int) -> float:
@@ -40,27 +41,13 @@ def _host_ms(fn, iters: int) -> float:
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--pattern", default="local(3)")
-    p.add_argument("--seq-len", type=int, default=16384)
-    p.add_argument("--head-dim", type=int, default=64)
-    p.add_argument("--tokens", type=int, default=16384, help="B * N")
-    p.add_argument("--heads", type=int, default=16)
+    add_call_arguments(p, pattern="local(3)", seq_len=16384)
     p.add_argument("--iters", type=int, default=30)
     p.add_argument("--top", type=int, default=30, help="cProfile rows to print")
     args = p.parse_args(argv)
-    if not torch.cuda.is_available():
-        raise SystemExit("this measurement needs a CUDA GPU")
-    N, D = args.seq_len, args.head_dim
-    B = max(1, args.tokens // N)
-    q, k, v = (torch.randn(B, args.heads, N, D, device="cuda", dtype=torch.bfloat16)
-               .requires_grad_() for _ in range(3))
-    grad = torch.randn_like(q)
-
-    def forward():
-        return sparseflash.attention(q, k, v, args.pattern)
-
-    def forward_backward():
-        torch.autograd.grad(forward(), (q, k, v), grad)
+    call = make_call(args, "this measurement")
+    q, k, v, grad, N, D, B = call.q, call.k, call.v, call.grad, call.N, call.D, call.B
+    forward, forward_backward = call.forward, call.forward_backward
 
     for _ in range(5):
         forward_backward()
@@ -71,7 +58,7 @@ def main(argv=None) -> None:
           f"fwd {fwd:.3f} ms, fwd+bwd {both:.3f} ms")
     # The launchers alone, without attention()'s checks or autograd.
     from sparseflash.kernels import launch
-    layout = sparseflash.compile_layout(args.pattern, N, block=128, device=q.device)
+    layout = sparseflash.compile_layout(args.pattern, N, block=args.block, device=q.device)
     tables, meta, scale = layout.kernel_tables(), launch.LayoutMeta.of(layout), D ** -0.5
     with torch.no_grad():
         o, lse = launch.forward(q, k, v, tables, meta, scale, None, None, 0, 0.0)

@@ -335,14 +335,19 @@ def _panels_by_pattern(plt, panels: Dict[tuple, Dict], rows: Sequence[Dict], tit
     return _finish(fig, axes, path, note)
 
 
+def _gpu_and_single_n(rows: Sequence[Dict]) -> Tuple[str, str]:
+    """The GPU named in a title, and a note when the data hold one N only."""
+    ns = sorted({r["N"] for r in rows})
+    return (rows[0].get("gpu", "?"),
+            f" (only N = {ns[0]} in the data)" if len(ns) == 1 else "")
+
+
 def plot_speed_vs_n(rows: Sequence[Dict], path: Path) -> Optional[Path]:
     panels = series_vs_n(rows, "tflops")
     if not panels:
         print(f"speed vs N: no rows with TFLOP/s figures; {path.name} not written")
         return None
-    ns = sorted({r["N"] for r in rows})
-    only = f" (only N = {ns[0]} in the data)" if len(ns) == 1 else ""
-    gpu = rows[0].get("gpu", "?")
+    gpu, only = _gpu_and_single_n(rows)
     return _panels_by_pattern(_plt(), panels, rows, f"Effective TFLOP/s vs sequence length, {gpu}"
                               f"{only}", "effective TFLOP/s", path, log_y=False, fmt="{:.0f}",
                               note="effective TFLOP/s = 4*B*H*N^2*D*density / time "
@@ -354,9 +359,7 @@ def plot_memory_vs_n(rows: Sequence[Dict], path: Path) -> Optional[Path]:
     if not panels:
         print(f"memory vs N: no rows with peak_mb; {path.name} not written")
         return None
-    ns = sorted({r["N"] for r in rows})
-    only = f" (only N = {ns[0]} in the data)" if len(ns) == 1 else ""
-    gpu = rows[0].get("gpu", "?")
+    gpu, only = _gpu_and_single_n(rows)
     note = None
     if not any("peak_total_mb" in r for r in rows):
         # benchmarks/attention.py resets the peak before do_bench, which then allocates its

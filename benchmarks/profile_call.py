@@ -12,35 +12,53 @@ from __future__ import annotations
 
 import argparse
 from collections import defaultdict
+from types import SimpleNamespace
 
 import torch
 
 import sparseflash
 
 
-def main(argv=None) -> None:
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--pattern", default="butterfly")
-    p.add_argument("--seq-len", type=int, default=1024)
+def add_call_arguments(p: argparse.ArgumentParser, *, pattern: str, seq_len: int) -> None:
+    """The shape of the measured call (shared with ``benchmarks.overhead``)."""
+    p.add_argument("--pattern", default=pattern)
+    p.add_argument("--seq-len", type=int, default=seq_len)
     p.add_argument("--head-dim", type=int, default=64)
     p.add_argument("--tokens", type=int, default=16384, help="B * N")
     p.add_argument("--heads", type=int, default=16)
     p.add_argument("--dtype", default="bfloat16")
     p.add_argument("--block", type=int, default=128)
-    p.add_argument("--iters", type=int, default=20)
-    args = p.parse_args(argv)
+
+
+def make_call(args, purpose: str) -> SimpleNamespace:
+    """Random CUDA inputs for ``args`` and the calls to measure: ``forward()`` and
+    ``forward_backward()``, with q, k, v (B, H, N, D), grad, and the shape as B, N, D."""
     if not torch.cuda.is_available():
-        raise SystemExit("this profile needs a CUDA GPU")
+        raise SystemExit(f"{purpose} needs a CUDA GPU")
     N, D = args.seq_len, args.head_dim
     B = max(1, args.tokens // N)
     q, k, v = (torch.randn(B, args.heads, N, D, device="cuda", dtype=getattr(torch, args.dtype))
                .requires_grad_() for _ in range(3))
     grad = torch.randn_like(q)
 
-    def step():
-        out = sparseflash.attention(q, k, v, args.pattern, block=args.block)
-        torch.autograd.grad(out, (q, k, v), grad)
+    def forward():
+        return sparseflash.attention(q, k, v, args.pattern, block=args.block)
+
+    def forward_backward():
+        torch.autograd.grad(forward(), (q, k, v), grad)
+
+    return SimpleNamespace(q=q, k=k, v=v, grad=grad, B=B, N=N, D=D, forward=forward,
+                           forward_backward=forward_backward)
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_call_arguments(p, pattern="butterfly", seq_len=1024)
+    p.add_argument("--iters", type=int, default=20)
+    args = p.parse_args(argv)
+    call = make_call(args, "this profile")
+    N, D, B, step = call.N, call.D, call.B, call.forward_backward
 
     for _ in range(5):
         step()
