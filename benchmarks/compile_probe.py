@@ -24,11 +24,12 @@ from typing import Dict
 _POINTERS = {"Q": "*{dt}", "K": "*{dt}", "V": "*{dt}", "O": "*{dt}", "LSE": "*fp32",
              "FULL_OFF": "*i32", "FULL_IDX": "*i32", "PART_OFF": "*i32", "PART_IDX": "*i32",
              "PART_CODE": "*i32", "SCHED": "*i32", "WS_O": "*fp32", "WS_LSE": "*fp32",
-             "KPM": "*i8", "KV_ACTIVE": "*i8"}
+             "KPM": "*i8", "KV_LIMITS": "*i32"}
 _IR_OPS = ("ttg.convert_layout", "ttg.local_alloc", "ttg.local_load", "tt.join",
            "tt.reshape", "ttng.warp_group_dot", "tt.dot")
 _PTX_OPS = ("wgmma.mma_async", "mma.sync", "cp.async.commit_group", "cp.async.bulk",
-            "ld.global", "ld.shared", "st.shared", "bar.sync", "mul.hi.u32", "ex2.approx")
+            "ld.global", "ld.shared", "st.shared", "bar.sync", "mul.hi.u32", "ex2.approx",
+            "cvt.rn.f32.u32", "setp")
 
 
 def probe(*, dropout: bool, padding: bool, block_m: int, block_n: int, head_dim: int,

@@ -16,6 +16,7 @@ import torch
 
 from .layout import Layout, LayoutError, compile_layout
 from .layout.ast import Pattern
+from .reference import MAX_DROPOUT_P
 
 BACKENDS = ("auto", "triton", "torch")
 DEFAULT_BLOCK = 128  # layout block for pattern strings and block masks
@@ -75,26 +76,26 @@ def _use_triton(backend: str) -> bool:
     return backend == "triton"
 
 
-def _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_active, seed, dropout_p,
+def _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_limits, seed, dropout_p,
                   backend):
     seed_value = int(seed.item())
     if _use_triton(backend):
         from .kernels import launch
         return launch.forward(q, k, v, tables, _layout_meta(meta), scale, key_padding,
-                              kv_active, seed_value, dropout_p)
+                              kv_limits, seed_value, dropout_p)
     from .reference import block_forward
     layout = _torch_layout(tables, meta, q.shape[2], k.shape[2])
     padding = key_padding.bool() if key_padding is not None else None
     return block_forward(q, k, v, layout, scale, padding, seed_value, dropout_p)
 
 
-def _backward_impl(do, q, k, v, o, lse, tables, meta, scale, key_padding, kv_active, seed,
+def _backward_impl(do, q, k, v, o, lse, tables, meta, scale, key_padding, kv_limits, seed,
                    dropout_p, backend):
     seed_value = int(seed.item())
     if _use_triton(backend):
         from .kernels import launch
         return launch.backward(do, q, k, v, o, lse, tables, _layout_meta(meta), scale,
-                               key_padding, kv_active, seed_value, dropout_p)
+                               key_padding, kv_limits, seed_value, dropout_p)
     from .reference import block_backward
     layout = _torch_layout(tables, meta, q.shape[2], k.shape[2])
     padding = key_padding.bool() if key_padding is not None else None
@@ -106,16 +107,16 @@ class _Attention(torch.autograd.Function):
     dispatcher's per-call cost, which is a large share of a short sparse kernel's time."""
 
     @staticmethod
-    def forward(ctx, q, k, v, tables, meta, scale, key_padding, kv_active, seed, dropout_p,
+    def forward(ctx, q, k, v, tables, meta, scale, key_padding, kv_limits, seed, dropout_p,
                 backend):
-        o, lse = _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_active, seed,
+        o, lse = _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_limits, seed,
                                dropout_p, backend)
         ctx.mark_non_differentiable(lse)
         # The lse gets no gradient: without this, autograd would allocate and zero-fill one
         # (an extra kernel launch) for every backward.
         ctx.set_materialize_grads(False)
         ctx.save_for_backward(q, k, v, o, lse)
-        ctx.rest = (tables, meta, scale, key_padding, kv_active, seed, dropout_p, backend)
+        ctx.rest = (tables, meta, scale, key_padding, kv_limits, seed, dropout_p, backend)
         return o, lse
 
     @staticmethod
@@ -131,14 +132,14 @@ class _Attention(torch.autograd.Function):
 @torch.library.custom_op("sparseflash::attention_forward", mutates_args=())
 def _forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: List[torch.Tensor],
                 meta: List[int], scale: float, key_padding: Optional[torch.Tensor],
-                kv_active: Optional[torch.Tensor], seed: torch.Tensor, dropout_p: float,
+                kv_limits: Optional[torch.Tensor], seed: torch.Tensor, dropout_p: float,
                 backend: str) -> Tuple[torch.Tensor, torch.Tensor]:
-    return _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_active, seed,
+    return _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_limits, seed,
                          dropout_p, backend)
 
 
 @_forward_op.register_fake
-def _(q, k, v, tables, meta, scale, key_padding, kv_active, seed, dropout_p, backend):
+def _(q, k, v, tables, meta, scale, key_padding, kv_limits, seed, dropout_p, backend):
     B, H, N, _ = q.shape
     return torch.empty_like(q), q.new_empty((B, H, N), dtype=torch.float32)
 
@@ -147,24 +148,24 @@ def _(q, k, v, tables, meta, scale, key_padding, kv_active, seed, dropout_p, bac
 def _backward_op(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                  o: torch.Tensor, lse: torch.Tensor, tables: List[torch.Tensor],
                  meta: List[int], scale: float, key_padding: Optional[torch.Tensor],
-                 kv_active: Optional[torch.Tensor], seed: torch.Tensor, dropout_p: float,
+                 kv_limits: Optional[torch.Tensor], seed: torch.Tensor, dropout_p: float,
                  backend: str) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    return _backward_impl(do, q, k, v, o, lse, tables, meta, scale, key_padding, kv_active,
+    return _backward_impl(do, q, k, v, o, lse, tables, meta, scale, key_padding, kv_limits,
                           seed, dropout_p, backend)
 
 
 @_backward_op.register_fake
-def _(do, q, k, v, o, lse, tables, meta, scale, key_padding, kv_active, seed, dropout_p,
+def _(do, q, k, v, o, lse, tables, meta, scale, key_padding, kv_limits, seed, dropout_p,
       backend):
     return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
 
 
 def _setup_context(ctx, inputs, output):
-    q, k, v, tables, meta, scale, key_padding, kv_active, seed, dropout_p, backend = inputs
+    q, k, v, tables, meta, scale, key_padding, kv_limits, seed, dropout_p, backend = inputs
     o, lse = output
     ctx.mark_non_differentiable(lse)
     ctx.save_for_backward(q, k, v, o, lse, seed, *tables)
-    ctx.key_padding, ctx.kv_active = key_padding, kv_active
+    ctx.key_padding, ctx.kv_limits = key_padding, kv_limits
     ctx.meta, ctx.scale, ctx.dropout_p, ctx.backend = meta, scale, dropout_p, backend
 
 
@@ -172,7 +173,7 @@ def _backward(ctx, do, dlse):
     q, k, v, o, lse, seed, *tables = ctx.saved_tensors
     # The log-sum-exp is returned for inspection; gradients through it are not supported.
     dq, dk, dv = _backward_op(do.contiguous() if do.stride(-1) != 1 else do, q, k, v, o, lse,
-                              tables, ctx.meta, ctx.scale, ctx.key_padding, ctx.kv_active,
+                              tables, ctx.meta, ctx.scale, ctx.key_padding, ctx.kv_limits,
                               seed, ctx.dropout_p, ctx.backend)
     no_grad_tables = [None] * len(tables)
     return dq, dk, dv, no_grad_tables, None, None, None, None, None, None, None
@@ -253,7 +254,9 @@ def _pick_backend(backend: str, device: torch.device) -> str:
     return backend
 
 
-def _padding_tables(key_padding_mask, B, Nk, block, nk, device):
+def _padding_tables(key_padding_mask, lay: Layout, B, Nk, device, backend):
+    """-> (int8 mask (B, Nk), 1 = padding; for Triton, the int32 walk limits of
+    Layout.padding_limits)."""
     if key_padding_mask is None:
         return None, None
     if not isinstance(key_padding_mask, torch.Tensor) or key_padding_mask.dtype != torch.bool:
@@ -263,9 +266,8 @@ def _padding_tables(key_padding_mask, B, Nk, block, nk, device):
                          f"{tuple(key_padding_mask.shape)}")
     if key_padding_mask.device != device:
         raise ValueError(f"key_padding_mask is on {key_padding_mask.device}, q on {device}")
-    padded = torch.nn.functional.pad(key_padding_mask, (0, nk * block - Nk), value=True)
-    kv_active = (~padded.view(B, nk, block)).any(-1).to(torch.int8).contiguous()
-    return key_padding_mask.to(torch.int8).contiguous(), kv_active
+    limits = lay.padding_limits(key_padding_mask) if _use_triton(backend) else None
+    return key_padding_mask.to(torch.int8).contiguous(), limits
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
@@ -288,9 +290,12 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
         scale: score scale, default ``1/sqrt(D)``.
         dropout_p: dropout on the attention probabilities, applied inside the kernel; the
             keep-mask is regenerated in the backward from a seed drawn from torch's global
-            generator (``torch.manual_seed`` makes it reproducible).
-        key_padding_mask: bool ``(B, Nk)``, True = padding key, ignored. Key blocks that are
-            all padding are skipped.
+            generator (``torch.manual_seed`` makes it reproducible). Each score keeps with
+            probability ``1 - p`` to within 2^-16 (16-bit draws), so ``p`` may be at most
+            ``1 - 2**-16``.
+        key_padding_mask: bool ``(B, Nk)``, True = padding key, ignored. The Triton kernels
+            skip the key blocks after each sequence's last real key, so trailing padding
+            costs nothing; padding elsewhere is masked and still computed.
         backend: ``"triton"`` (CUDA, or CPU under ``TRITON_INTERPRET=1``), ``"torch"`` (pure
             PyTorch, any device), or ``"auto"`` (triton on CUDA, torch otherwise). An
             explicit backend never falls back.
@@ -307,8 +312,9 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     if block is not None and (isinstance(block, bool) or not isinstance(block, int)
                               or block < 16 or block & (block - 1)):
         raise ValueError(f"block must be a power of two >= 16, got {block!r}")
-    if not isinstance(dropout_p, (int, float)) or not 0.0 <= dropout_p < 1.0:
-        raise ValueError(f"dropout_p must be in [0, 1), got {dropout_p!r}")
+    if not isinstance(dropout_p, (int, float)) or not 0.0 <= dropout_p <= MAX_DROPOUT_P:
+        raise ValueError(f"dropout_p must be in [0, 1 - 2**-16] (the keep test draws 16-bit "
+                         f"numbers), got {dropout_p!r}")
     backend = _pick_backend(backend, q.device)
     lay = _resolve_layout(layout, N, Nk, block, H, q.device)
     scale = 1.0 / math.sqrt(D) if scale is None else float(scale)
@@ -316,8 +322,7 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     if torch.is_autocast_enabled(q.device.type):
         dtype = torch.get_autocast_dtype(q.device.type)
         q, k, v = q.to(dtype), k.to(dtype), v.to(dtype)
-    kpm, kv_active = _padding_tables(key_padding_mask, B, Nk, lay.block, lay.num_kv_blocks,
-                                     q.device)
+    kpm, kv_limits = _padding_tables(key_padding_mask, lay, B, Nk, q.device, backend)
     if dropout_p > 0:
         seed = torch.randint(0, 2**62, (1,), dtype=torch.int64)  # global CPU generator
     else:
@@ -329,7 +334,7 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     # The inputs already have the autocast dtype; autocast must not also lower the torch
     # backend's float32 accumulation, and eager and compiled calls must compute the same.
     with torch.autocast(q.device.type, enabled=False):
-        out, lse = call(q, k, v, list(lay.kernel_tables()), meta, scale, kpm, kv_active,
+        out, lse = call(q, k, v, list(lay.kernel_tables()), meta, scale, kpm, kv_limits,
                         seed, float(dropout_p), backend)
     if not return_lse:
         return out

@@ -11,6 +11,7 @@ from torch import nn
 
 from .functional import attention
 from .layout import Layout, compile_layout, parse
+from .reference import MAX_DROPOUT_P
 
 
 class BlockSparseAttention(nn.Module):
@@ -44,8 +45,8 @@ class BlockSparseAttention(nn.Module):
         if num_heads % num_kv_heads:
             raise ValueError(f"num_heads={num_heads} is not a multiple of "
                              f"num_kv_heads={num_kv_heads}")
-        if not 0.0 <= dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        if not 0.0 <= dropout <= MAX_DROPOUT_P:
+            raise ValueError(f"dropout must be in [0, 1 - 2**-16], got {dropout}")
         if not isinstance(layout, str):
             raise TypeError("layout must be a pattern string (e.g. 'local(2) | global(1)')")
         self.pattern = f"({layout}) & causal" if causal else layout

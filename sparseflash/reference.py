@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import math
+import struct
 from typing import List, Optional, Sequence, Tuple
 
 import torch
@@ -49,6 +50,21 @@ def philox(seed: int, c0, c1, c2, c3, rounds: int = 10) -> Tuple[torch.Tensor, .
 
 
 _KEYS_PER_PHILOX = 8  # as sparseflash.kernels.common.KEYS_PER_PHILOX
+#: The largest dropout probability the 16-bit keep test can express (see keep_threshold).
+MAX_DROPOUT_P = 65535 / 65536
+
+
+def keep_threshold(dropout_p: float) -> int:
+    """The integer a 16-bit draw ``u`` must reach to be kept: ``ceil(p * 65536)`` with ``p``
+    rounded to float32 first, as a kernel argument is. ``u >= T`` is then exactly the float
+    test ``u / 65536 >= p`` (scaling by 2^16 is exact), done with integer compares in the
+    kernels instead of int-to-float conversions."""
+    p32 = struct.unpack("f", struct.pack("f", dropout_p))[0]
+    threshold = math.ceil(p32 * 65536.0)
+    if not 0 <= threshold <= 65535:
+        raise ValueError(f"dropout_p must be in [0, {MAX_DROPOUT_P}] (16-bit keep test), "
+                         f"got {dropout_p!r}")
+    return threshold
 
 
 def _philox_halves(seed: int, group, q_pos, bh) -> torch.Tensor:
@@ -85,8 +101,7 @@ def dropout_keep_mask(seed: int, dropout_p: float, bh: torch.Tensor, q_pos: torc
         halves = _philox_halves(seed, k_pos // _KEYS_PER_PHILOX, q_pos, bh)
         index = torch.broadcast_to(k_pos % _KEYS_PER_PHILOX, halves.shape[:-1])
         bits = halves.gather(-1, index[..., None])[..., 0]
-    uniform = bits.to(torch.float32) * (1.0 / 65536.0)
-    return uniform >= dropout_p
+    return bits >= keep_threshold(dropout_p)
 
 
 # ----------------------------------------------------------------------------- the oracle

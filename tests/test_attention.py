@@ -358,7 +358,8 @@ def test_per_head_layout_and_mask(backend):
          layout="per_head(local(0) | global(1), local(1) | global(2))", kpm=True),
     dict(Hq=2, Hkv=2, N=330, Nk=330,
          layout="per_head(local(0) | global(1), local(1) | global(2))", kpm=False),
-], ids=["global", "gqa-ragged-padding", "mqa-per-head", "per-head"])
+    dict(Hq=2, Hkv=2, N=320, Nk=310, layout="local(0) | global(1)", kpm="trailing"),
+], ids=["global", "gqa-ragged-padding", "mqa-per-head", "per-head", "trailing-padding"])
 def test_split_rows(backend, case):
     """Split rows in the forward and dQ; split columns (the global key blocks, listed by
     every row) in dK/dV, except per-head layouts with grouped heads, which are unscheduled."""
@@ -368,7 +369,10 @@ def test_split_rows(backend, case):
     assert lay.schedule_sizes("q")[2] >= 1, "the case must actually split a column"
     q, k, v = make_qkv(2, case["Hq"], case["Hkv"], N, Nk, 32, seed=29)
     kpm = None
-    if case["kpm"]:
+    if case["kpm"] == "trailing":
+        # The walks stop at the last real key: whole chunks of the split row fall away.
+        kpm = _trailing_padding([Nk - 5, 100], Nk)
+    elif case["kpm"]:
         kpm = torch.rand(2, Nk, generator=torch.Generator().manual_seed(5)) < 0.3
         kpm[1, : Nk // 2] = True  # whole padding blocks, inside the split row too
     check_attention(q, k, v, lay, backend=backend, block=16, key_padding_mask=kpm)

@@ -15,7 +15,7 @@ pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")]
 
 CASES = [
-    # pattern, B, Hq, Hkv, N, Nk, D, block, padding
+    # pattern, B, Hq, Hkv, N, Nk, D, block, padding (True: trailing, random lengths)
     ("dense", 2, 4, 4, 1024, 1024, 64, 128, False),
     ("causal", 2, 4, 4, 1000, 1000, 128, 128, False),
     ("local(2) | global(1) | butterfly", 1, 8, 2, 2048, 2048, 64, 128, False),
@@ -26,6 +26,8 @@ CASES = [
     ("dense", 1, 2, 2, 97, 200, 160, 16, True),
     # A global row 64 blocks long among rows of ~4: split into 7 merged chunks.
     ("local(1) | global(1)", 2, 8, 2, 4096, 4096, 64, 64, True),
+    # Padding with holes and a leading run (masked, not cut) next to trailing padding.
+    ("causal | global(1)", 2, 4, 4, 1100, 1100, 64, 64, "holes"),
 ]
 
 
@@ -46,6 +48,9 @@ def test_against_float64(case, dtype):
     if padding:
         lengths = torch.randint(Nk // 2, Nk + 1, (B,), device="cuda", generator=gen)
         kpm = torch.arange(Nk, device="cuda")[None, :] >= lengths[:, None]
+    if padding == "holes":
+        kpm |= torch.rand(B, Nk, device="cuda", generator=gen) < 0.3
+        kpm[:, :200] = True
     layout = sparseflash.compile_layout(pattern, N, kv_seq_len=Nk, block=block, num_heads=Hq,
                                         device="cuda")
     mask = layout.to_dense()

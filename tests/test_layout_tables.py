@@ -329,3 +329,32 @@ def test_mean_blocks_per_row_and_column():
     assert cross.mean_blocks("kv") == 10 and cross.mean_blocks("q") == 4
     heads = compile_layout("per_head(local(0), dense)", 512, block=64, num_heads=2)
     assert heads.mean_blocks("kv") == (8 + 64) // 16
+
+
+def test_padding_limits_against_brute_force(layout):
+    """Column 0 = key blocks up to the last real key; then per row, where the full and
+    partial walks stop: the first listed block at or past that, as an index into the flat
+    CSR lists. Trailing, leading, holes, all-padding and no-padding sequences."""
+    tables = layout.kernel_tables()
+    full_off, full_flat, part_off, part_flat = (t.long() for t in tables[:4])
+    Nk, block = layout.kv_seq_len, layout.block
+    g = torch.Generator().manual_seed(Nk)
+    kpm = torch.stack([
+        torch.arange(Nk) >= Nk // 3,              # trailing
+        torch.arange(Nk) < Nk // 2,               # leading
+        torch.rand(Nk, generator=g) < 0.5,        # holes
+        torch.ones(Nk, dtype=torch.bool),         # all padding
+        torch.zeros(Nk, dtype=torch.bool),        # none
+    ])
+    limits = layout.padding_limits(kpm)
+    rows = layout.num_heads * layout.num_q_blocks
+    assert limits.dtype == torch.int32 and limits.shape == (5, 1 + 2 * rows)
+    for b in range(5):
+        real = torch.nonzero(~kpm[b]).flatten()
+        kv_end = 0 if real.numel() == 0 else int(real[-1]) // block + 1
+        assert limits[b, 0] == kv_end
+        for r in range(rows):
+            for j, (off, flat) in enumerate(((full_off, full_flat), (part_off, part_flat))):
+                listed = flat[off[r]:off[r + 1]]
+                expected = int(off[r]) + int((listed < kv_end).sum())
+                assert limits[b, 1 + 2 * r + j] == expected, (b, r, j)

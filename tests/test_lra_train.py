@@ -180,6 +180,9 @@ def test_warmup_schedules():
     assert cos(12) == pytest.approx(0.55)
     inv = lra_train.WarmupSchedule("inverse_sqrt", warmup=4, total=20)
     assert inv(3) == 1.0 and inv(15) == pytest.approx(0.5)
+    lin = lra_train.WarmupSchedule("linear", warmup=4, total=20)
+    assert lin(3) == 1.0 and lin(12) == pytest.approx(0.5) and lin(20) == 0.0
+    assert lin(30) == 0.0  # past the end it stays at the floor
 
 
 def test_sampler_is_a_function_of_step_and_shards_the_global_batch():

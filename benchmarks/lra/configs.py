@@ -37,7 +37,7 @@ TASKS: tuple[str, ...] = (
 TASK_ALIASES: dict[str, str] = {"pathfinder": "pathfinder32", "pathx": "pathfinder128",
                                 "path-x": "pathfinder128"}
 VARIANTS: tuple[str, ...] = ("full", "tiny")
-SCHEDULES: tuple[str, ...] = ("cosine", "inverse_sqrt")
+SCHEDULES: tuple[str, ...] = ("cosine", "linear", "inverse_sqrt")
 
 
 @dataclass(frozen=True)
@@ -63,8 +63,8 @@ class LRAConfig:
 
     Optimisation:
         lr: peak learning rate, reached at the end of ``warmup_steps`` (linear warmup).
-        schedule: ``"cosine"`` (to ``min_lr_ratio * lr`` at ``steps``) or ``"inverse_sqrt"``
-            (``lr * sqrt(warmup / step)`` after warmup).
+        schedule: ``"cosine"`` or ``"linear"`` (to ``min_lr_ratio * lr`` at ``steps``) or
+            ``"inverse_sqrt"`` (``lr * sqrt(warmup / step)`` after warmup).
         weight_decay: AdamW decoupled decay on weight matrices (not on biases, LayerNorms,
             embeddings or positions).
         betas: AdamW betas.

@@ -332,6 +332,7 @@ class WarmupSchedule:
     * warmup: ``(s + 1) / warmup`` for ``s < warmup``, reaching 1 at the last warmup step;
     * ``"cosine"``: ``min + (1 - min) * (1 + cos(pi * p)) / 2`` with
       ``p = (s - warmup) / (total - warmup)``;
+    * ``"linear"``: ``min + (1 - min) * (1 - p)``, same ``p`` (Nystromformer's LRA runs);
     * ``"inverse_sqrt"``: ``sqrt(warmup / (s + 1))``, continuous with the warmup.
 
     A callable object (not a lambda) so that ``LambdaLR.state_dict()`` stores it.
@@ -343,9 +344,11 @@ class WarmupSchedule:
     def __call__(self, s: int) -> float:
         if s < self.warmup:
             return (s + 1) / self.warmup
+        p = min(max((s - self.warmup) / max(1, self.total - self.warmup), 0.0), 1.0)
         if self.schedule == "cosine":
-            p = min(max((s - self.warmup) / max(1, self.total - self.warmup), 0.0), 1.0)
             return self.min_ratio + (1 - self.min_ratio) * 0.5 * (1 + math.cos(math.pi * p))
+        if self.schedule == "linear":
+            return self.min_ratio + (1 - self.min_ratio) * (1 - p)
         w = max(self.warmup, 1)
         return math.sqrt(w / max(s + 1, w))
 

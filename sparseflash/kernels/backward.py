@@ -16,7 +16,7 @@ log-sum-exp; dropout regenerates the same keep-mask from the Philox seed.
 import triton
 import triton.language as tl
 
-from .common import dropout_keep, mma, scheduled_program, tile_mask
+from .common import dropout_keep, mma, scheduled_program, tile_mask, walk_ends
 
 
 @triton.jit(do_not_specialize=["N"])
@@ -60,7 +60,7 @@ def _probabilities(q, k, offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, lse2, q
 @triton.jit
 def _dkdv_tile(dk, dv, k_t, v_t, Q, DO, LSE, DELTA, start_m, start_n, offs_d, code, b, bh,
                N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
-               qk_scale, seed, dropout_p,
+               qk_scale, seed, dropout_p, keep_threshold,
                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, PARTIAL: tl.constexpr,
                HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
                PRECISION: tl.constexpr):
@@ -80,7 +80,7 @@ def _dkdv_tile(dk, dv, k_t, v_t, Q, DO, LSE, DELTA, start_m, start_n, offs_d, co
                        PARTIAL, HAS_PADDING, PRECISION)
     dp = mma(do, v_t, PRECISION)
     if HAS_DROPOUT:
-        keep = dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, dropout_p)
+        keep = dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, keep_threshold)
         scale_keep = 1.0 / (1.0 - dropout_p)
         p_drop = tl.where(keep, p * scale_keep, 0.0)
         dp = tl.where(keep, dp * scale_keep, 0.0)
@@ -92,20 +92,20 @@ def _dkdv_tile(dk, dv, k_t, v_t, Q, DO, LSE, DELTA, start_m, start_n, offs_d, co
     return dk, dv
 
 
-@triton.jit(do_not_specialize=["N", "Nk", "seed", "LENGTH_CLASS"])
+@triton.jit(do_not_specialize=["N", "Nk", "seed", "keep_threshold", "LENGTH_CLASS"])
 def attention_dkdv_kernel(
         Q, K, V, DO, LSE, DELTA, DK, DV,
         FULL_OFF, FULL_IDX, PART_OFF, PART_IDX, PART_CODE,
         SCHED, WS_DK, WS_DV,
-        KPM, KV_ACTIVE,
-        qk_scale, sm_scale, seed, dropout_p,
+        KPM, KV_LIMITS,
+        qk_scale, sm_scale, seed, dropout_p, keep_threshold,
         stride_qb, stride_qh, stride_qn, stride_qd,
         stride_kb, stride_kh, stride_kn, stride_kd,
         stride_vb, stride_vh, stride_vn, stride_vd,
         stride_dob, stride_doh, stride_don, stride_dod,
         stride_dkb, stride_dkh, stride_dkn, stride_dkd,
         stride_dvb, stride_dvh, stride_dvn, stride_dvd,
-        stride_kpm_b, stride_act_b,
+        stride_kpm_b, stride_lim_b,
         H, H_KV, N, Nk, D, NUM_KV_BLOCKS, LAYOUT_HEADS, GROUP, SCHED_HEADS, WS_SLOTS,
         LENGTH_CLASS, LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
         BLOCK_D: tl.constexpr, HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
@@ -134,7 +134,8 @@ def attention_dkdv_kernel(
     dv = tl.zeros((BLOCK_N, BLOCK_D), tl.float32)
     active = True
     if HAS_PADDING:
-        active = tl.load(KV_ACTIVE + b * stride_act_b + kb) != 0
+        # Key blocks past the last real key of this sequence are all padding: nothing to do.
+        active = kb < tl.load(KV_LIMITS + b * stride_lim_b)
     if active:
         K += b.to(tl.int64) * stride_kb + kv_h.to(tl.int64) * stride_kh
         V += b.to(tl.int64) * stride_vb + kv_h.to(tl.int64) * stride_vh
@@ -164,8 +165,8 @@ def attention_dkdv_kernel(
                     dk, dv, k_t, v_t, Qh, DOh, LSEh, DELTAh,
                     qb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_M, start_n, offs_d, 0, b, bh, N,
                     Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
-                    qk_scale, seed, dropout_p, BLOCK_M, BLOCK_N, False, HAS_PADDING, HAS_DROPOUT,
-                    PRECISION)
+                    qk_scale, seed, dropout_p, keep_threshold, BLOCK_M, BLOCK_N, False,
+                    HAS_PADDING, HAS_DROPOUT, PRECISION)
             for t in range(part_start * SUBTILES, part_end * SUBTILES):
                 qb = tl.load(PART_IDX + t // SUBTILES)
                 code = tl.load(PART_CODE + t // SUBTILES)
@@ -173,8 +174,8 @@ def attention_dkdv_kernel(
                     dk, dv, k_t, v_t, Qh, DOh, LSEh, DELTAh,
                     qb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_M, start_n, offs_d, code, b, bh,
                     N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
-                    qk_scale, seed, dropout_p, BLOCK_M, BLOCK_N, True, HAS_PADDING, HAS_DROPOUT,
-                    PRECISION)
+                    qk_scale, seed, dropout_p, keep_threshold, BLOCK_M, BLOCK_N, True,
+                    HAS_PADDING, HAS_DROPOUT, PRECISION)
 
     dk = dk * sm_scale
     out_mask = n_ok[:, None] & d_ok[None, :]
@@ -199,7 +200,7 @@ def attention_dkdv_kernel(
 @triton.jit
 def _dq_tile(dq, q, do, lse2, delta, K, V, start_n, offs_m, offs_d, code, b, bh, Nk, D,
              stride_kn, stride_kd, stride_vn, stride_vd, KPM, stride_kpm_b, qk_scale, seed,
-             dropout_p, BLOCK_N: tl.constexpr, PARTIAL: tl.constexpr,
+             dropout_p, keep_threshold, BLOCK_N: tl.constexpr, PARTIAL: tl.constexpr,
              HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr, PRECISION: tl.constexpr):
     offs_n = start_n + tl.arange(0, BLOCK_N)
     d_ok = offs_d < D
@@ -212,26 +213,26 @@ def _dq_tile(dq, q, do, lse2, delta, K, V, start_n, offs_m, offs_d, code, b, bh,
                        PARTIAL, HAS_PADDING, PRECISION)
     dp = mma(do, v_t, PRECISION)
     if HAS_DROPOUT:
-        keep = dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, dropout_p)
+        keep = dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, keep_threshold)
         dp = tl.where(keep, dp * (1.0 / (1.0 - dropout_p)), 0.0)
     ds = p * (dp - delta[:, None])
     dq += mma(ds.to(k_t.dtype), tl.trans(k_t), PRECISION)
     return dq
 
 
-@triton.jit(do_not_specialize=["N", "Nk", "seed", "LENGTH_CLASS"])
+@triton.jit(do_not_specialize=["N", "Nk", "seed", "keep_threshold", "LENGTH_CLASS"])
 def attention_dq_kernel(
         Q, K, V, DO, LSE, DELTA, DQ,
         FULL_OFF, FULL_IDX, PART_OFF, PART_IDX, PART_CODE,
         SCHED, WS_DQ,
-        KPM, KV_ACTIVE,
-        qk_scale, sm_scale, seed, dropout_p,
+        KPM, KV_LIMITS,
+        qk_scale, sm_scale, seed, dropout_p, keep_threshold,
         stride_qb, stride_qh, stride_qn, stride_qd,
         stride_kb, stride_kh, stride_kn, stride_kd,
         stride_vb, stride_vh, stride_vn, stride_vd,
         stride_dob, stride_doh, stride_don, stride_dod,
         stride_dqb, stride_dqh, stride_dqn, stride_dqd,
-        stride_kpm_b, stride_act_b,
+        stride_kpm_b, stride_lim_b,
         H, N, Nk, D, NUM_Q_BLOCKS, LAYOUT_HEADS, GROUP, WS_SLOTS, LENGTH_CLASS,
         LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
         BLOCK_D: tl.constexpr, HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
@@ -261,29 +262,20 @@ def attention_dq_kernel(
     dq = tl.zeros((BLOCK_M, BLOCK_D), tl.float32)
 
     SUBTILES: tl.constexpr = LAYOUT_BLOCK // BLOCK_N
-    start, end = tl.load(entry + 1), tl.load(entry + 2)
-    for t in range(start * SUBTILES, end * SUBTILES):
+    full_end, part_end = walk_ends(entry, KV_LIMITS, b, stride_lim_b, HAS_PADDING)
+    for t in range(tl.load(entry + 1) * SUBTILES, full_end * SUBTILES):
         kb = tl.load(FULL_IDX + t // SUBTILES)
-        active = True
-        if HAS_PADDING:
-            active = tl.load(KV_ACTIVE + b * stride_act_b + kb) != 0
-        if active:
-            dq = _dq_tile(dq, q, do, lse2, delta, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N,
-                          offs_m, offs_d, 0, b, bh, Nk, D, stride_kn, stride_kd, stride_vn,
-                          stride_vd, KPM, stride_kpm_b, qk_scale, seed, dropout_p, BLOCK_N,
-                          False, HAS_PADDING, HAS_DROPOUT, PRECISION)
-    start, end = tl.load(entry + 3), tl.load(entry + 4)
-    for t in range(start * SUBTILES, end * SUBTILES):
+        dq = _dq_tile(dq, q, do, lse2, delta, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N,
+                      offs_m, offs_d, 0, b, bh, Nk, D, stride_kn, stride_kd, stride_vn,
+                      stride_vd, KPM, stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold,
+                      BLOCK_N, False, HAS_PADDING, HAS_DROPOUT, PRECISION)
+    for t in range(tl.load(entry + 3) * SUBTILES, part_end * SUBTILES):
         kb = tl.load(PART_IDX + t // SUBTILES)
         code = tl.load(PART_CODE + t // SUBTILES)
-        active = True
-        if HAS_PADDING:
-            active = tl.load(KV_ACTIVE + b * stride_act_b + kb) != 0
-        if active:
-            dq = _dq_tile(dq, q, do, lse2, delta, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N,
-                          offs_m, offs_d, code, b, bh, Nk, D, stride_kn, stride_kd, stride_vn,
-                          stride_vd, KPM, stride_kpm_b, qk_scale, seed, dropout_p, BLOCK_N,
-                          True, HAS_PADDING, HAS_DROPOUT, PRECISION)
+        dq = _dq_tile(dq, q, do, lse2, delta, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N,
+                      offs_m, offs_d, code, b, bh, Nk, D, stride_kn, stride_kd, stride_vn,
+                      stride_vd, KPM, stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold,
+                      BLOCK_N, True, HAS_PADDING, HAS_DROPOUT, PRECISION)
 
     dq = dq * sm_scale
     slot = tl.load(entry + 5)

@@ -37,15 +37,16 @@ KEYS_PER_PHILOX = tl.constexpr(8)
 
 
 @triton.jit
-def dropout_keep(seed, bh, offs_m, start_n, BLOCK_N: tl.constexpr, dropout_p):
+def dropout_keep(seed, bh, offs_m, start_n, BLOCK_N: tl.constexpr, keep_threshold):
     """bool (BLOCK_M, BLOCK_N) for keys ``start_n + arange(BLOCK_N)``, ``start_n`` a
     multiple of 8: True = kept.
 
     One Philox-4x32-10 call keyed by ``seed`` with counters (key // 8, query,
     batch*head, 0) serves eight keys: key ``8g + 2w + h`` reads half ``h`` (0 = low) of
-    output word ``w`` as a 16-bit uniform ``u / 65536``, kept when >= dropout_p. One call
-    per score (10 rounds of 32-bit multiplies each) made the paper's E.6 forward 2.2x
-    slower than this (benchmarks/NOTES.md, v6). ``sparseflash.reference.dropout_keep_mask``
+    output word ``w`` as a 16-bit draw ``u``, kept when ``u >= keep_threshold``
+    (``sparseflash.reference.keep_threshold(p)`` = ceil(p * 65536), so the keep rate is
+    1 - p to within 2^-16). One call per score made the paper's E.6 forward 2.2x slower
+    than this (benchmarks/NOTES.md, v6). ``sparseflash.reference.dropout_keep_mask``
     reproduces it bit for bit on any device."""
     GROUPS: tl.constexpr = BLOCK_N // KEYS_PER_PHILOX
     shape: tl.constexpr = (offs_m.shape[0], GROUPS)
@@ -55,24 +56,28 @@ def dropout_keep(seed, bh, offs_m, start_n, BLOCK_N: tl.constexpr, dropout_p):
     c2 = tl.zeros_like(c0) + bh.to(tl.uint32)
     c3 = tl.zeros_like(c0)
     r0, r1, r2, r3 = tl.philox(seed, c0, c1, c2, c3)
-    threshold = dropout_p * 65536.0
+    # Integer compares, no int-to-float conversion: the low half is tested after a mask,
+    # the high half in place against the threshold shifted up (u_hi >= T <=> w >= T << 16;
+    # T <= 65535 keeps the shift inside 32 bits).
+    low_threshold = keep_threshold.to(tl.uint32)
+    high_threshold = low_threshold << 16
     # join stacks on a new last axis, so join(join(r0, r2), join(r1, r3)) flattens to
     # r0, r1, r2, r3, and the halves join below to low, high of each word.
     # int8 rather than bool through join/reshape: byte-sized lanes are the well-trodden
     # path through the layout conversion the reshape may need.
     words = tl.join(tl.join(r0, r2), tl.join(r1, r3))                  # (M, G, 2, 2)
-    keep = tl.join(((words & 0xFFFF).to(tl.float32) >= threshold).to(tl.int8),
-                   ((words >> 16).to(tl.float32) >= threshold).to(tl.int8))  # (M, G, 2, 2, 2)
+    keep = tl.join(((words & 0xFFFF) >= low_threshold).to(tl.int8),
+                   (words >= high_threshold).to(tl.int8))              # (M, G, 2, 2, 2)
     return tl.reshape(keep, (offs_m.shape[0], BLOCK_N)) != 0
 
 
 @triton.jit
-def _keep_mask_kernel(OUT, seed, dropout_p, bh, N, Nk,
+def _keep_mask_kernel(OUT, seed, keep_threshold, bh, N, Nk,
                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     start_n = tl.program_id(1) * BLOCK_N
     offs_n = start_n + tl.arange(0, BLOCK_N)
-    keep = dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, dropout_p)
+    keep = dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, keep_threshold)
     tl.store(OUT + offs_m[:, None] * Nk + offs_n[None, :], keep.to(tl.int8),
              mask=(offs_m < N)[:, None] & (offs_n < Nk)[None, :])
 
@@ -80,9 +85,12 @@ def _keep_mask_kernel(OUT, seed, dropout_p, bh, N, Nk,
 def keep_mask(seed: int, dropout_p: float, bh: int, N: int, Nk: int, device) -> "torch.Tensor":
     """Test hook: the keep-mask (N, Nk) bool the kernels use for batch*head index ``bh``."""
     import torch
+
+    from ..reference import keep_threshold
     out = torch.empty(N, Nk, dtype=torch.int8, device=device)
     grid = (triton.cdiv(N, 16), triton.cdiv(Nk, 16))
-    _keep_mask_kernel[grid](out, seed, dropout_p, bh, N, Nk, BLOCK_M=16, BLOCK_N=16)
+    _keep_mask_kernel[grid](out, seed, keep_threshold(dropout_p), bh, N, Nk,
+                            BLOCK_M=16, BLOCK_N=16)
     return out.bool()
 
 
@@ -95,6 +103,22 @@ def mma(a, b, PRECISION: tl.constexpr):
         return tl.dot(a.to(tl.float32), b.to(tl.float32), input_precision="ieee")
     else:
         return tl.dot(a, b, input_precision=PRECISION)
+
+
+@triton.jit
+def walk_ends(entry, KV_LIMITS, b, stride_lim_b, HAS_PADDING: tl.constexpr):
+    """Where a scheduled program's walks over its full and partial lists end.
+
+    Without padding, at the schedule entry's ends. With it, also at the first listed block
+    past the sequence's last real key: ``KV_LIMITS (B, 1 + 2 * rows)`` holds, per sequence
+    and layout row, those cut points (``Layout.padding_limits``; rows list their blocks
+    in ascending order, so everything after the cut is padding)."""
+    full_end, part_end = tl.load(entry + 2), tl.load(entry + 4)
+    if HAS_PADDING:
+        limits = KV_LIMITS + b * stride_lim_b + 1 + 2 * tl.load(entry)
+        full_end = tl.minimum(full_end, tl.load(limits))
+        part_end = tl.minimum(part_end, tl.load(limits + 1))
+    return full_end, part_end
 
 
 @triton.jit

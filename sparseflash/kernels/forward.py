@@ -11,13 +11,13 @@ log-sum-exp ``log2(sum(2^(s * scale * log2(e))))`` = natural lse * log2(e).
 import triton
 import triton.language as tl
 
-from .common import dropout_keep, mma, scheduled_program, tile_mask
+from .common import dropout_keep, mma, scheduled_program, tile_mask, walk_ends
 
 
 @triton.jit
 def _attend_tile(acc, l_i, m_i, q, K, V, start_n, offs_m, offs_d, code, b, bh,
                  Nk, D, stride_kn, stride_kd, stride_vn, stride_vd, KPM, stride_kpm_b,
-                 qk_scale, seed, dropout_p,
+                 qk_scale, seed, dropout_p, keep_threshold,
                  BLOCK_N: tl.constexpr, PARTIAL: tl.constexpr, HAS_PADDING: tl.constexpr,
                  HAS_DROPOUT: tl.constexpr, PRECISION: tl.constexpr):
     """One (BLOCK_M x BLOCK_N) step of the online softmax: returns the updated
@@ -46,24 +46,24 @@ def _attend_tile(acc, l_i, m_i, q, K, V, start_n, offs_m, offs_d, code, b, bh,
     alpha = tl.math.exp2(m_i - m_safe)
     l_i = l_i * alpha + tl.sum(p, 1)
     if HAS_DROPOUT:
-        keep_drop = dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, dropout_p)
+        keep_drop = dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, keep_threshold)
         p = tl.where(keep_drop, p * (1.0 / (1.0 - dropout_p)), 0.0)
     acc = acc * alpha[:, None] + mma(p.to(v.dtype), v, PRECISION)
     return acc, l_i, m_new
 
 
-@triton.jit(do_not_specialize=["N", "Nk", "seed", "LENGTH_CLASS"])
+@triton.jit(do_not_specialize=["N", "Nk", "seed", "keep_threshold", "LENGTH_CLASS"])
 def attention_forward_kernel(
         Q, K, V, O, LSE,
         FULL_OFF, FULL_IDX, PART_OFF, PART_IDX, PART_CODE,
         SCHED, WS_O, WS_LSE,
-        KPM, KV_ACTIVE,
-        qk_scale, seed, dropout_p,
+        KPM, KV_LIMITS,
+        qk_scale, seed, dropout_p, keep_threshold,
         stride_qb, stride_qh, stride_qn, stride_qd,
         stride_kb, stride_kh, stride_kn, stride_kd,
         stride_vb, stride_vh, stride_vn, stride_vd,
         stride_ob, stride_oh, stride_on, stride_od,
-        stride_kpm_b, stride_act_b,
+        stride_kpm_b, stride_lim_b,
         H, N, Nk, D, NUM_Q_BLOCKS, LAYOUT_HEADS, GROUP, WS_SLOTS, LENGTH_CLASS,
         LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
         BLOCK_D: tl.constexpr, HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
@@ -92,34 +92,26 @@ def attention_forward_kernel(
 
     # One flat loop over (listed block, sub-tile) pairs keeps the loop body to a single tile,
     # which the software pipeliner handles far better than a nested loop.
-    # Full blocks: no element mask.
-    start, end = tl.load(entry + 1), tl.load(entry + 2)
-    for t in range(start * SUBTILES, end * SUBTILES):
+    # Full blocks (no element mask), then partial ones (causal diagonal, ragged last key
+    # block, ...) with it. With key padding the lists stop at the sequence's last real key
+    # (walk_ends): a shorter loop rather than a branch per block, which would keep the
+    # pipeliner from prefetching K and V (benchmarks/NOTES.md, v7).
+    full_end, part_end = walk_ends(entry, KV_LIMITS, b, stride_lim_b, HAS_PADDING)
+    for t in range(tl.load(entry + 1) * SUBTILES, full_end * SUBTILES):
         kb = tl.load(FULL_IDX + t // SUBTILES)
-        active = True
-        if HAS_PADDING:
-            active = tl.load(KV_ACTIVE + b * stride_act_b + kb) != 0
-        if active:
-            acc, l_i, m_i = _attend_tile(
-                acc, l_i, m_i, q, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N, offs_m,
-                offs_d, 0, b, bh, Nk, D, stride_kn, stride_kd, stride_vn, stride_vd, KPM,
-                stride_kpm_b, qk_scale, seed, dropout_p, BLOCK_N, False, HAS_PADDING,
-                HAS_DROPOUT, PRECISION)
-
-    # Partial blocks: causal diagonal, ragged last key block, ... with the element mask.
-    start, end = tl.load(entry + 3), tl.load(entry + 4)
-    for t in range(start * SUBTILES, end * SUBTILES):
+        acc, l_i, m_i = _attend_tile(
+            acc, l_i, m_i, q, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N, offs_m,
+            offs_d, 0, b, bh, Nk, D, stride_kn, stride_kd, stride_vn, stride_vd, KPM,
+            stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold, BLOCK_N, False,
+            HAS_PADDING, HAS_DROPOUT, PRECISION)
+    for t in range(tl.load(entry + 3) * SUBTILES, part_end * SUBTILES):
         kb = tl.load(PART_IDX + t // SUBTILES)
         code = tl.load(PART_CODE + t // SUBTILES)
-        active = True
-        if HAS_PADDING:
-            active = tl.load(KV_ACTIVE + b * stride_act_b + kb) != 0
-        if active:
-            acc, l_i, m_i = _attend_tile(
-                acc, l_i, m_i, q, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N, offs_m,
-                offs_d, code, b, bh, Nk, D, stride_kn, stride_kd, stride_vn, stride_vd, KPM,
-                stride_kpm_b, qk_scale, seed, dropout_p, BLOCK_N, True, HAS_PADDING,
-                HAS_DROPOUT, PRECISION)
+        acc, l_i, m_i = _attend_tile(
+            acc, l_i, m_i, q, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N, offs_m,
+            offs_d, code, b, bh, Nk, D, stride_kn, stride_kd, stride_vn, stride_vd, KPM,
+            stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold, BLOCK_N, True,
+            HAS_PADDING, HAS_DROPOUT, PRECISION)
 
     # Rows with no key left: O = 0 and lse = -inf (never NaN).
     has_keys = l_i > 0.0

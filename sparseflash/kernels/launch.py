@@ -19,6 +19,7 @@ import triton
 
 from .backward import (attention_dkdv_kernel, attention_dq_kernel, delta_kernel,
                        sum_split_rows_kernel)
+from ..reference import keep_threshold
 from .forward import attention_forward_kernel, merge_split_rows_kernel
 
 
@@ -141,7 +142,7 @@ def _precision(dtype: torch.dtype) -> str:
 _DUMMIES: dict = {}
 
 
-def _padding_args(key_padding: Optional[torch.Tensor], kv_active: Optional[torch.Tensor],
+def _padding_args(key_padding: Optional[torch.Tensor], kv_limits: Optional[torch.Tensor],
                   device):
     if key_padding is None:
         # A never-read placeholder pointer; cached so that calls do not allocate.
@@ -149,24 +150,26 @@ def _padding_args(key_padding: Optional[torch.Tensor], kv_active: Optional[torch
         if dummy is None:
             dummy = _DUMMIES[device] = torch.zeros(1, dtype=torch.int8, device=device)
         return dummy, dummy, 0, 0, False
-    return key_padding, kv_active, key_padding.stride(0), kv_active.stride(0), True
+    return key_padding, kv_limits, key_padding.stride(0), kv_limits.stride(0), True
 
 
 def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[torch.Tensor],
             meta: LayoutMeta, scale: float, key_padding: Optional[torch.Tensor],
-            kv_active: Optional[torch.Tensor], seed: int, dropout_p: float):
+            kv_limits: Optional[torch.Tensor], seed: int, dropout_p: float):
     """q (B, H, N, D), k/v (B, Hkv, Nk, D) -> (o (B, H, N, D), lse2 (B, H, N) float32).
 
     ``lse2`` is the base-2 log-sum-exp of the scaled scores (natural lse * log2(e)), the
     form :func:`backward` reads; multiply by ln(2) for the natural one.
 
-    ``key_padding`` is int8 (B, Nk), 1 = ignore; ``kv_active`` int8 (B, nk) marks key blocks
-    with at least one real key (the others are skipped)."""
+    ``key_padding`` is int8 (B, Nk), 1 = ignore; ``kv_limits`` int32 (B, 1 + 2 * rows) says
+    where each sequence's walks stop (``Layout.padding_limits``): key blocks after its last
+    real key are skipped."""
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
     o = torch.empty_like(q)
     lse = torch.empty(B, H, N, dtype=torch.float32, device=q.device)
-    kpm, active, s_kpm, s_act, has_padding = _padding_args(key_padding, kv_active, q.device)
+    kpm, limits, s_kpm, s_lim, has_padding = _padding_args(key_padding, kv_limits, q.device)
+    threshold = keep_threshold(dropout_p)
     groups = B * (H // meta.heads)  # grid axis 1: (batch, head repeat) per layout head
     if meta.kv_slots:
         ws_o = torch.empty(groups, meta.kv_slots, meta.block, D, dtype=torch.float32,
@@ -177,9 +180,9 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
         ws_o = ws_lse = lse  # never touched: no row is split
     grid = lambda cfg: (meta.kv_programs * (meta.block // cfg["BLOCK_M"]), groups)  # noqa: E731
     _forward[grid](
-        q, k, v, o, lse, *tables[:5], tables[10], ws_o, ws_lse, kpm, active,
-        scale * LOG2E, seed, dropout_p,
-        *q.stride(), *k.stride(), *v.stride(), *o.stride(), s_kpm, s_act,
+        q, k, v, o, lse, *tables[:5], tables[10], ws_o, ws_lse, kpm, limits,
+        scale * LOG2E, seed, dropout_p, threshold,
+        *q.stride(), *k.stride(), *v.stride(), *o.stride(), s_kpm, s_lim,
         H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots,
         length_class(meta.row_blocks),
         LAYOUT_BLOCK=meta.block, BLOCK_D=max(16, triton.next_power_of_2(D)),
@@ -212,7 +215,7 @@ def _add_split_partials(ws: torch.Tensor, split_slots: torch.Tensor, split_rows:
 def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
              o: torch.Tensor, lse: torch.Tensor, tables: Sequence[torch.Tensor],
              meta: LayoutMeta, scale: float, key_padding: Optional[torch.Tensor],
-             kv_active: Optional[torch.Tensor], seed: int, dropout_p: float):
+             kv_limits: Optional[torch.Tensor], seed: int, dropout_p: float):
     """-> (dq, dk, dv) shaped like q, k, v."""
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
@@ -222,7 +225,8 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
     delta_kernel[(triton.cdiv(N, delta_rows), B * H)](
         do, o, delta, *do.stride(), *o.stride(), H, N, D, BLOCK_M=delta_rows, BLOCK_D=block_d)
     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
-    kpm, active, s_kpm, s_act, has_padding = _padding_args(key_padding, kv_active, q.device)
+    kpm, limits, s_kpm, s_lim, has_padding = _padding_args(key_padding, kv_limits, q.device)
+    threshold = keep_threshold(dropout_p)
     common = dict(LAYOUT_BLOCK=meta.block, BLOCK_D=block_d,
                   HAS_PADDING=has_padding, HAS_DROPOUT=dropout_p > 0,
                   PRECISION=_precision(q.dtype))
@@ -245,10 +249,10 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
     else:
         grid_dkdv = lambda cfg: (triton.cdiv(Nk, cfg["BLOCK_N"]), B * H_kv)  # noqa: E731
     _dkdv[grid_dkdv](
-        q, k, v, do, lse, delta, dk, dv, *tables[5:10], tables[13], ws_dk, ws_dv, kpm, active,
-        scale * LOG2E, scale, seed, dropout_p,
+        q, k, v, do, lse, delta, dk, dv, *tables[5:10], tables[13], ws_dk, ws_dv, kpm, limits,
+        scale * LOG2E, scale, seed, dropout_p, threshold,
         *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
-        s_kpm, s_act, H, H_kv, N, Nk, D, meta.num_kv_blocks, meta.heads, H // H_kv,
+        s_kpm, s_lim, H, H_kv, N, Nk, D, meta.num_kv_blocks, meta.heads, H // H_kv,
         sched_heads, meta.q_slots, length_class(meta.col_blocks), SCHEDULED=scheduled,
         **common)
     if scheduled and meta.q_slots:
@@ -259,10 +263,10 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
     ws_dq = (torch.empty(groups, meta.kv_slots, meta.block, D, dtype=torch.float32,
                          device=q.device) if meta.kv_slots else delta)  # float32: see above
     _dq[lambda cfg: (meta.kv_programs * (meta.block // cfg["BLOCK_M"]), groups)](
-        q, k, v, do, lse, delta, dq, *tables[:5], tables[10], ws_dq, kpm, active,
-        scale * LOG2E, scale, seed, dropout_p,
+        q, k, v, do, lse, delta, dq, *tables[:5], tables[10], ws_dq, kpm, limits,
+        scale * LOG2E, scale, seed, dropout_p, threshold,
         *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dq.stride(),
-        s_kpm, s_act, H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots,
+        s_kpm, s_lim, H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots,
         length_class(meta.row_blocks), **common)
     if meta.kv_slots:
         _add_split_partials(ws_dq, tables[11], tables[12], dq, H, N, meta.num_q_blocks,

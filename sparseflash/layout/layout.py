@@ -95,6 +95,7 @@ class Layout:
         self._tables: Dict[str, torch.Tensor] = {}      # the same on self.device
         self._copies: Dict[torch.device, "Layout"] = {}  # to(): one copy per device
         self._kernel_tables: Optional[Tuple[torch.Tensor, ...]] = None
+        self._row_keys: Optional[Tuple[torch.Tensor, ...]] = None  # for padding_limits
         self._schedule_sizes: Dict[str, Tuple[int, int, int]] = {}
 
     # -- construction ----------------------------------------------------------------------
@@ -287,6 +288,35 @@ class Layout:
         if self._kernel_tables is None:  # the hot path of every call: build the tuple once
             self._kernel_tables = tuple(self._build(n) for n in names)
         return self._kernel_tables
+
+    def padding_limits(self, key_padding_mask: torch.Tensor) -> torch.Tensor:
+        """Where the kernels' walks stop for each sequence of a padded batch: int32
+        ``(B, 1 + 2 * H * nq)`` on this layout's device, for ``key_padding_mask (B, Nk)``
+        bool (True = padding).
+
+        Column 0 is ``kv_end``: the key blocks up to and including the last one with a real
+        key (0 for a sequence that is all padding). Every block after it is padding, so no
+        kernel visits it. Columns ``1 + 2r`` and ``2 + 2r`` are where row ``r``'s walks
+        over ``full_kv_flat`` and ``partial_kv_flat`` stop: at the first listed block at or
+        past ``kv_end``. Rows list their blocks in ascending order, so that is a binary
+        search of the sorted keys ``r * nk + j`` for ``r * nk + kv_end``.
+
+        Trailing padding (the usual kind) then costs nothing; padding elsewhere is
+        masked per element and still computed.
+        """
+        if self._row_keys is None:  # device copies, made once
+            rows = self.num_heads * self.num_q_blocks
+            self._row_keys = (self.full_keys.to(self.device), self.partial_keys.to(self.device),
+                              torch.arange(rows, device=self.device) * self.num_kv_blocks)
+        full_keys, partial_keys, row_starts = self._row_keys
+        B, Nk = key_padding_mask.shape
+        positions = torch.arange(1, Nk + 1, device=key_padding_mask.device)
+        real_keys_end = (positions * ~key_padding_mask).amax(1)      # (B,) 0 = all padding
+        kv_end = (real_keys_end + self.block - 1).div(self.block, rounding_mode="floor")
+        query = row_starts[None, :] + kv_end[:, None]                # (B, rows)
+        cuts = torch.stack((torch.searchsorted(full_keys, query),
+                            torch.searchsorted(partial_keys, query)), -1).flatten(1)
+        return torch.cat((kv_end[:, None], cuts), 1).to(torch.int32)
 
     def _padded(self, counts: torch.Tensor, offsets: torch.Tensor, flat: torch.Tensor):
         """CSR (CPU tensors) -> ``(H, rows per head, max count)`` int32, 0-padded."""
