@@ -28,6 +28,9 @@ def add_call_arguments(p: argparse.ArgumentParser, *, pattern: str, seq_len: int
     p.add_argument("--heads", type=int, default=16)
     p.add_argument("--dtype", default="bfloat16")
     p.add_argument("--block", type=int, default=128)
+    p.add_argument("--max-pad", type=int, default=0,
+                   help="key padding: lengths uniform in [N - max_pad, N] (0: no mask)")
+    p.add_argument("--dropout", type=float, default=0.0)
 
 
 def make_call(args, purpose: str) -> SimpleNamespace:
@@ -40,9 +43,14 @@ def make_call(args, purpose: str) -> SimpleNamespace:
     q, k, v = (torch.randn(B, args.heads, N, D, device="cuda", dtype=getattr(torch, args.dtype))
                .requires_grad_() for _ in range(3))
     grad = torch.randn_like(q)
+    padding = None
+    if args.max_pad:
+        lengths = torch.randint(max(N - args.max_pad, 1), N + 1, (B,), device="cuda")
+        padding = torch.arange(N, device="cuda")[None, :] >= lengths[:, None]
 
     def forward():
-        return sparseflash.attention(q, k, v, args.pattern, block=args.block)
+        return sparseflash.attention(q, k, v, args.pattern, block=args.block,
+                                     key_padding_mask=padding, dropout_p=args.dropout)
 
     def forward_backward():
         torch.autograd.grad(forward(), (q, k, v), grad)

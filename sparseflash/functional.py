@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+import weakref
 from typing import List, Optional, Tuple, Union
 
 import torch
@@ -254,9 +255,15 @@ def _pick_backend(backend: str, device: torch.device) -> str:
     return backend
 
 
+#: The last padding tables built: (weak reference to the mask, its version, layout, backend,
+#: tables). A model passes one mask to every layer; this builds the tables once per batch.
+_LAST_PADDING: Optional[tuple] = None
+
+
 def _padding_tables(key_padding_mask, lay: Layout, B, Nk, device, backend):
     """-> (int8 mask (B, Nk), 1 = padding; for Triton, the int32 walk limits of
     Layout.padding_limits)."""
+    global _LAST_PADDING
     if key_padding_mask is None:
         return None, None
     if not isinstance(key_padding_mask, torch.Tensor) or key_padding_mask.dtype != torch.bool:
@@ -266,8 +273,16 @@ def _padding_tables(key_padding_mask, lay: Layout, B, Nk, device, backend):
                          f"{tuple(key_padding_mask.shape)}")
     if key_padding_mask.device != device:
         raise ValueError(f"key_padding_mask is on {key_padding_mask.device}, q on {device}")
+    last = _LAST_PADDING
+    # The same tensor object, unmodified since (in-place writes bump _version): reuse.
+    if (last is not None and last[0]() is key_padding_mask
+            and last[1] == key_padding_mask._version and last[2] is lay and last[3] == backend):
+        return last[4]
     limits = lay.padding_limits(key_padding_mask) if _use_triton(backend) else None
-    return key_padding_mask.to(torch.int8).contiguous(), limits
+    tables = key_padding_mask.to(torch.int8).contiguous(), limits
+    _LAST_PADDING = (weakref.ref(key_padding_mask), key_padding_mask._version, lay, backend,
+                     tables)
+    return tables
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,

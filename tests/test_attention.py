@@ -649,3 +649,21 @@ def test_layout_meta_is_the_layouts_kernel_meta_field_by_field():
     assert (meta.block, meta.num_kv_blocks, meta.kv_split_rows, meta.q_programs,
             meta.col_blocks) == (64, 32, lay.schedule_sizes("kv")[2],
                                  lay.schedule_sizes("q")[0], lay.mean_blocks("q"))
+
+
+def test_padding_tables_are_reused_for_the_same_mask_only():
+    """One mask through several layers builds its tables once; an in-place edit or another
+    mask builds them again (a stale table would silently attend to the wrong keys)."""
+    from sparseflash import functional
+    lay = compile_layout("local(1)", 64, block=16)
+    kpm = _trailing_padding([64, 20], 64)
+    first = functional._padding_tables(kpm, lay, 2, 64, kpm.device, "triton")
+    assert functional._padding_tables(kpm, lay, 2, 64, kpm.device, "triton") is first
+    kpm[1, 10:] = True
+    edited = functional._padding_tables(kpm, lay, 2, 64, kpm.device, "triton")
+    assert edited is not first and edited[1][1, 0] == 1  # kv_end: one block of 16 keys
+    other = kpm.clone()
+    assert functional._padding_tables(other, lay, 2, 64, kpm.device, "triton") is not edited
+    q, k, v = make_qkv(2, 2, 2, 64, 64, 16, seed=1)
+    for mask in (kpm, _trailing_padding([64, 40], 64)):  # same shape, different padding
+        check_attention(q, k, v, lay, backend="triton", block=16, key_padding_mask=mask)
