@@ -34,7 +34,7 @@ markers of a positive image are the two ends of one snake, hence at most its len
 (20.5 px at 32 px, "hard") apart, while a negative pair can be up to ~40 px apart:
 marker distance alone gives about 68% accuracy. Well above that means connectivity.
 
-Run (about 8 minutes on 2 cores, plus ~30 s to generate the data the first time)::
+Run (about 8 minutes on 2 cores, plus ~15 s to generate the data the first time)::
 
     python -m benchmarks.lra.pathfinder_cnn                       # 8-minute budget
     python -m benchmarks.lra.pathfinder_cnn --epochs 5 --num-eval 2000
@@ -356,7 +356,8 @@ def cpu_info() -> dict[str, Any]:
 def split_summary(data: dict[str, PathfinderBatch]) -> dict[str, Any]:
     """Size and fraction of positive labels of every split."""
     return {name: {"num_samples": int(b.labels.numel()),
-                   "positive_fraction": float(b.labels.float().mean()) if b.labels.numel() else None}
+                   "positive_fraction": (float(b.labels.float().mean())
+                                         if b.labels.numel() else None)}
             for name, b in data.items()}
 
 
