@@ -23,6 +23,8 @@ from benchmarks.lra.__main__ import main as lra_main
 from benchmarks.lra.model import (LRAClassifier, adapt_state_dict, interpolate_table,
                                   upsample_positional_2d)
 
+from layout_brute import one_torch_thread  # noqa: F401,E402  (autouse: one CPU thread)
+
 
 def small_listops(**changes) -> configs.LRAConfig:
     """A ListOps config that trains in a fraction of a second per step."""
@@ -33,15 +35,6 @@ def small_listops(**changes) -> configs.LRAConfig:
         log_interval=2, warmup_steps=2, dropout=0.1, attn_dropout=0.1, cpu_threads=1,
     )
     return cfg.replace(**changes)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    # Tiny ops on a small shared CPU: OpenMP threads mostly wait on each other.
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
 
 
 @pytest.fixture(scope="module")

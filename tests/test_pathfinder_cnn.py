@@ -15,16 +15,9 @@ import torch
 from benchmarks.lra import pathfinder, pathfinder_cnn
 from benchmarks.lra.pathfinder_cnn import CNNConfig, PathfinderCNN, random_dihedral
 
+from layout_brute import one_torch_thread  # noqa: F401,E402  (autouse: one CPU thread)
+
 NUM_TRAIN, NUM_EVAL = 256, 64
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    # Tiny ops on a small shared CPU: OpenMP threads mostly wait on each other.
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
 
 
 @pytest.fixture(scope="module")
