@@ -1,30 +1,15 @@
 """Host time of one padded, dropout attention forward in the paper's E.6 shape, for an A/B
 of two source trees (whichever ``sparseflash`` is first on PYTHONPATH): session 4, call 2.
 
-    python benchmarks/sessions/s4_host_time.py 1024 [--no-padding]
+    PYTHONPATH=<tree> python benchmarks/sessions/s4_host_time.py 1024 [--no-padding]
 """
 import sys
-import time
 
 import torch
 
 import sparseflash
-
-
-def host_ms(fn, iters=30):
-    """Mean host time of ``fn`` in ms, with ~20 ms of GPU work queued ahead so that no
-    launch waits (as benchmarks.overhead does)."""
-    busy = torch.randn(8192, 8192, device="cuda")
-    torch.cuda.synchronize()
-    for _ in range(20):
-        busy = busy @ busy.T * 1e-4
-    started = time.perf_counter()
-    for _ in range(iters):
-        fn()
-    elapsed = time.perf_counter() - started
-    torch.cuda.synchronize()
-    return 1000 * elapsed / iters
-
+# Both trees of the A/B have this helper (benchmarks/overhead.py, since be753c7).
+from benchmarks.overhead import _host_ms as host_ms
 
 N = int(sys.argv[1])
 padded = "--no-padding" not in sys.argv
@@ -37,6 +22,6 @@ call = lambda: sparseflash.attention(q, k, v, layout, dropout_p=0.1, key_padding
 for _ in range(5):
     call()
 torch.cuda.synchronize()
-runs = sorted(host_ms(call) for _ in range(5))
+runs = sorted(host_ms(call, 30) for _ in range(5))  # 5 x 30 calls, as in call 2
 print(f"{sparseflash.__file__}: N={N} padded={padded} host ms per forward: median "
       f"{runs[2]:.3f} (min {runs[0]:.3f}, max {runs[-1]:.3f})")

@@ -17,9 +17,9 @@ from typing import Optional, Sequence
 import torch
 import triton
 
+from ..reference import keep_threshold
 from .backward import (attention_dkdv_kernel, attention_dq_kernel, delta_kernel,
                        sum_split_rows_kernel)
-from ..reference import keep_threshold
 from .forward import attention_forward_kernel, merge_split_rows_kernel
 
 
