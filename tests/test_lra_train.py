@@ -20,8 +20,10 @@ import torch.multiprocessing as mp
 from benchmarks.lra import baseline, configs, speed
 from benchmarks.lra import train as lra_train
 from benchmarks.lra.__main__ import main as lra_main
-from benchmarks.lra.model import (LRAClassifier, adapt_state_dict, interpolate_table,
-                                  upsample_positional_2d)
+from benchmarks.lra import model as lra_model
+from benchmarks.lra.model import (LRAClassifier, SinusoidalPositions2D, adapt_state_dict,
+                                  interpolate_table, upsample_positional_2d)
+from benchmarks.lra.pathfinder import random_dihedral
 
 from layout_brute import one_torch_thread  # noqa: F401,E402  (autouse: one CPU thread)
 
@@ -149,6 +151,78 @@ def test_upsample_2d_and_adapt_pathfinder_weights():
     wide = lra_train.build_model(configs.get_config("pathfinder64", "tiny").replace(d_model=64))
     with pytest.raises(ValueError, match="shape mismatches"):
         adapt_state_dict(small.state_dict(), wide)
+
+
+def test_sincos2d_depends_only_on_pixel_offsets():
+    pos = SinusoidalPositions2D(6, 5, 16)
+    table = pos(30).double().view(6, 5, 16)
+    assert not any(p.requires_grad for p in pos.parameters()) and pos.state_dict() == {}
+    # sin(a)sin(b) + cos(a)cos(b) = cos(a - b): the dot product is a function of the offset
+    gram = torch.einsum("rcd,sed->rcse", table, table)
+    for dr, dc in [(0, 1), (2, -1), (1, 3)]:
+        values = [gram[r, c, r + dr, c + dc] for r in range(6) for c in range(5)
+                  if 0 <= r + dr < 6 and 0 <= c + dc < 5]
+        torch.testing.assert_close(torch.stack(values), values[0].expand(len(values)))
+    assert table[0, 0, :8].tolist() == [0.0, 1.0] * 4  # row 0: sin 0, cos 0
+    assert not torch.equal(table[1, 0], table[0, 1])    # rows and columns differ
+    with pytest.raises(ValueError, match="divisible by 4"):
+        SinusoidalPositions2D(4, 4, 18)
+    with pytest.raises(ValueError, match="6x5 = 30 tokens"):
+        pos(31)
+
+
+def test_sincos2d_model_and_config():
+    cfg = configs.get_config("pathfinder32", "tiny").replace(positional="sincos2d",
+                                                             augment="dihedral")
+    model = lra_train.build_model(cfg)
+    assert isinstance(model.pos, SinusoidalPositions2D)
+    assert "pos.table" not in model.state_dict()
+    with torch.no_grad():
+        assert model(torch.randint(0, 256, (2, 32 * 32))).shape == (2, 2)
+    assert configs.POSITIONALS == lra_model.POSITIONALS
+    with pytest.raises(ValueError, match="is for images"):
+        configs.get_config("listops", "tiny").replace(positional="sincos2d")
+    with pytest.raises(ValueError, match="is for images"):
+        configs.get_config("listops", "tiny").replace(augment="dihedral")
+    with pytest.raises(ValueError, match="augment must be one of"):
+        cfg.replace(augment="rotate")
+
+
+def test_random_dihedral_is_a_seeded_symmetry_per_image():
+    images = torch.arange(6 * 4 * 4, dtype=torch.uint8).view(6, 4, 4)
+    out = random_dihedral(images, torch.Generator().manual_seed(3))
+    again = random_dihedral(images, torch.Generator().manual_seed(3))
+    assert torch.equal(out, again) and out.dtype == torch.uint8
+    symmetries = []
+    for flip_w in (False, True):
+        for flip_h in (False, True):
+            for transpose in (False, True):
+                x = images.flip(-1) if flip_w else images
+                x = x.flip(-2) if flip_h else x
+                symmetries.append(x.transpose(-1, -2) if transpose else x)
+    for i in range(6):
+        assert any(torch.equal(out[i], sym[i]) for sym in symmetries)
+    many = random_dihedral(images[:1].expand(64, 4, 4), torch.Generator().manual_seed(0))
+    assert len({tuple(m.flatten().tolist()) for m in many}) == 8  # all 8 are drawn
+    with pytest.raises(ValueError, match="square"):
+        random_dihedral(torch.zeros(2, 3, 4), torch.Generator())
+
+
+def test_training_split_augments_evaluation_splits_do_not(tmp_path):
+    cfg = configs.get_config("pathfinder32", "tiny").replace(
+        num_train=16, num_val=8, num_test=8, augment="dihedral")
+    data = lra_train.load_data(cfg, data_dir=tmp_path, progress=False)
+    assert data["train"].augment is random_dihedral
+    assert data["val"].augment is None and data["test"].augment is None
+    idx = torch.arange(16)
+    plain, labels = data["train"].batch(idx)
+    a1, l1 = data["train"].batch(idx, lra_train.augment_generator(0, 5, 0))
+    a2, _ = data["train"].batch(idx, lra_train.augment_generator(0, 5, 0))
+    a3, _ = data["train"].batch(idx, lra_train.augment_generator(0, 6, 0))
+    assert torch.equal(a1, a2) and not torch.equal(a1, plain) and not torch.equal(a1, a3)
+    assert torch.equal(l1, labels)
+    # the same pixels, rearranged
+    assert torch.equal(a1.sort(dim=1).values, plain.sort(dim=1).values)
 
 
 def test_every_config_is_valid():

@@ -38,6 +38,9 @@ TASK_ALIASES: dict[str, str] = {"pathfinder": "pathfinder32", "pathx": "pathfind
                                 "path-x": "pathfinder128"}
 VARIANTS: tuple[str, ...] = ("full", "tiny")
 SCHEDULES: tuple[str, ...] = ("cosine", "linear", "inverse_sqrt")
+# Kept in step with benchmarks.lra.model.POSITIONALS (this module imports no torch).
+POSITIONALS: tuple[str, ...] = ("learned", "2d", "sincos2d", "none")
+AUGMENTS: tuple[str, ...] = ("none", "dihedral")
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,11 @@ class LRAConfig:
         d_model, num_heads, num_layers, ffn_dim: encoder sizes.
         dropout, attn_dropout: residual/FFN/embedding dropout, attention-probability dropout.
         pooling: ``"mean"`` or ``"cls"``.
-        positional: ``"learned"`` (1-D), ``"2d"`` (row + column tables) or ``"none"``.
+        positional: ``"learned"`` (1-D), ``"2d"`` (learned row + column tables),
+            ``"sincos2d"`` (fixed 2-D sinusoids) or ``"none"``.
+        augment: ``"none"`` or ``"dihedral"`` (Pathfinder: each training image is flipped
+            and/or transposed at random, one of the square's 8 symmetries, which keep the
+            label; evaluation images are never changed).
         layout: sparseflash pattern (``"dense"`` for full attention); ``--layout`` overrides it.
         block: layout block size.
 
@@ -103,6 +110,7 @@ class LRAConfig:
     attn_dropout: float = 0.0
     pooling: str = "mean"
     positional: str = "learned"
+    augment: str = "none"
     layout: str = "dense"
     block: int = 128
     # -- optimisation
@@ -177,8 +185,12 @@ def check_config(cfg: LRAConfig) -> None:
         raise ValueError(f"schedule must be one of {SCHEDULES}, got {cfg.schedule!r}")
     if cfg.pooling not in ("mean", "cls"):
         raise ValueError(f"pooling must be 'mean' or 'cls', got {cfg.pooling!r}")
-    if cfg.positional not in ("learned", "2d", "none"):
-        raise ValueError(f"positional must be 'learned', '2d' or 'none', got {cfg.positional!r}")
+    if cfg.positional not in POSITIONALS:
+        raise ValueError(f"positional must be one of {POSITIONALS}, got {cfg.positional!r}")
+    if cfg.augment not in AUGMENTS:
+        raise ValueError(f"augment must be one of {AUGMENTS}, got {cfg.augment!r}")
+    if cfg.augment != "none" and not cfg.task.startswith("pathfinder"):
+        raise ValueError(f"augment={cfg.augment!r} is for images (pathfinder), not {cfg.task}")
     if not (0 <= cfg.dropout < 1 and 0 <= cfg.attn_dropout < 1):
         raise ValueError("dropout and attn_dropout must be in [0, 1)")
     if cfg.lr <= 0 or cfg.weight_decay < 0 or cfg.grad_clip < 0 or not 0 <= cfg.min_lr_ratio <= 1:
@@ -188,8 +200,8 @@ def check_config(cfg: LRAConfig) -> None:
         if cfg.resolution != res or cfg.seq_len != res * res:
             raise ValueError(f"{cfg.task} needs resolution={res} and seq_len={res * res}, got "
                              f"{cfg.resolution} and {cfg.seq_len}")
-    elif cfg.positional == "2d":
-        raise ValueError(f"positional='2d' is for images (pathfinder), not {cfg.task}")
+    elif cfg.positional in ("2d", "sincos2d"):
+        raise ValueError(f"positional={cfg.positional!r} is for images (pathfinder), not {cfg.task}")
     if cfg.task == "listops" and cfg.seq_len < cfg.listops_max_len - 1:
         raise ValueError(f"listops seq_len ({cfg.seq_len}) must be >= listops_max_len - 1 "
                          f"({cfg.listops_max_len - 1})")

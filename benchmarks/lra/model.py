@@ -11,7 +11,9 @@ sequences ``(B, N)``:
 
 Positions are a learned 1-D table, or for images a learned row table plus a learned column
 table (``pos[r * W + c] = row[r] + col[c]``), which can be interpolated to a larger image
-(:func:`upsample_positional_2d`): the Path-X recipe of the FlashAttention paper (Dao et al.
+(:func:`upsample_positional_2d`), or fixed 2-D sinusoids (``"sincos2d"``: half the channels
+encode the row, half the column, as in the Transformer's 1-D encoding (Vaswani et al. 2017)),
+which give attention a notion of pixel offsets before any training: the Path-X recipe of the FlashAttention paper (Dao et al.
 2022, Section 4.2) pretrains on Path-64, interpolates the positional embeddings and fine-tunes
 at 128 px.
 
@@ -36,7 +38,7 @@ from torch import nn
 from sparseflash import BlockSparseAttention
 
 POOLINGS = ("mean", "cls")
-POSITIONALS = ("learned", "2d", "none")
+POSITIONALS = ("learned", "2d", "sincos2d", "none")
 
 
 class LearnedPositions1D(nn.Module):
@@ -81,6 +83,45 @@ class LearnedPositions2D(nn.Module):
         return (self.row[:, None, :] + self.col[None, :, :]).reshape(n, -1)
 
 
+class SinusoidalPositions2D(nn.Module):
+    """Fixed 2-D sine/cosine positions for a ``height x width`` image in raster order:
+    ``forward(n) -> (n, d)``, ``n = height * width``; ``d`` must be a multiple of 4.
+
+    Channels ``[0, d/2)`` encode the row and ``[d/2, d)`` the column, each with the 1-D
+    encoding of Vaswani et al. (2017): ``sin(p * w_i), cos(p * w_i)``,
+    ``w_i = 10000^(-2i / (d/2))``. The dot product of two such vectors depends only on the
+    row and column offsets, so attention can find a pixel's neighbours from the first step.
+    The table is a buffer, not a parameter (nothing to learn or to save).
+    """
+
+    def __init__(self, height: int, width: int, dim: int):
+        super().__init__()
+        if height < 1 or width < 1:
+            raise ValueError(f"image size must be positive, got {height} x {width}")
+        if dim % 4:
+            raise ValueError(f"sincos2d positions need d_model divisible by 4, got {dim}")
+        self.height, self.width = height, width
+        half = dim // 2
+        freqs = 10000.0 ** (-torch.arange(0, half, 2, dtype=torch.float64) / half)  # (d/4,)
+
+        def encode(length: int) -> torch.Tensor:  # (length, d/2)
+            angles = torch.arange(length, dtype=torch.float64)[:, None] * freqs[None, :]
+            return torch.stack([angles.sin(), angles.cos()], dim=-1).reshape(length, half)
+
+        rows = encode(height)[:, None, :].expand(height, width, half)
+        cols = encode(width)[None, :, :].expand(height, width, half)
+        table = torch.cat([rows, cols], dim=-1).reshape(height * width, dim).float()
+        self.register_buffer("table", table, persistent=False)
+
+    def forward(self, n: int) -> torch.Tensor:
+        if n != self.height * self.width:
+            raise ValueError(
+                f"2-D positions are for {self.height}x{self.width} = {self.height * self.width} "
+                f"tokens, got a sequence of {n}"
+            )
+        return self.table
+
+
 class EncoderBlock(nn.Module):
     """Pre-LayerNorm Transformer block: ``x + Drop(Attn(LN(x)))``, then ``x + Drop(FFN(LN(x)))``.
 
@@ -113,11 +154,12 @@ class LRAClassifier(nn.Module):
         d_model, num_heads, num_layers, ffn_dim: encoder sizes (head dim ``d_model /
             num_heads`` must be in sparseflash's 16..256).
         max_len: longest input ``N`` (1-D positions).
-        image_size: ``(height, width)`` for ``positional="2d"``; inputs then have
+        image_size: ``(height, width)`` for the 2-D positionals; inputs then have
             ``N = height * width`` tokens in raster order.
         pad_id: padding token id, or ``None`` when no id is padding (Pathfinder).
         pooling: ``"mean"`` (over non-padding tokens) or ``"cls"``.
-        positional: ``"learned"`` (1-D), ``"2d"`` (row + column) or ``"none"``.
+        positional: ``"learned"`` (1-D), ``"2d"`` (learned row + column tables),
+            ``"sincos2d"`` (fixed 2-D sinusoids) or ``"none"``.
         layout: sparseflash pattern string (``"dense"`` is ordinary attention).
         block: layout block size (power of two >= 16).
         dropout: dropout on the residual branches, inside the FFN and on the embeddings.
@@ -160,10 +202,11 @@ class LRAClassifier(nn.Module):
             if max_len is None:
                 raise ValueError("positional='learned' needs max_len")
             self.pos: Optional[nn.Module] = LearnedPositions1D(max_len, d_model)
-        elif positional == "2d":
+        elif positional in ("2d", "sincos2d"):
             if image_size is None:
-                raise ValueError("positional='2d' needs image_size=(height, width)")
-            self.pos = LearnedPositions2D(image_size[0], image_size[1], d_model)
+                raise ValueError(f"positional={positional!r} needs image_size=(height, width)")
+            kind = LearnedPositions2D if positional == "2d" else SinusoidalPositions2D
+            self.pos = kind(image_size[0], image_size[1], d_model)
         else:
             self.pos = None
         self.emb_drop = nn.Dropout(dropout)

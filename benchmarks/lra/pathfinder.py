@@ -636,6 +636,29 @@ def pathfinder_tokens(images: torch.Tensor) -> torch.Tensor:
     return images.reshape(images.shape[0], -1).long()
 
 
+def random_dihedral(images: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """Apply one of the square's 8 symmetries (flips and a transpose), drawn per image.
+
+    Pathfinder's label (are the markers on one snake?) survives every symmetry, so this is
+    a label-preserving augmentation; the draw comes from ``generator`` alone (``(B, 3)``
+    random bits), so a seeded generator repeats it.
+
+    Args:
+        images: ``(B, ..., H, H)`` square images of any dtype.
+        generator: CPU ``torch.Generator``.
+
+    Returns:
+        ``(B, ..., H, H)``, same dtype and device.
+    """
+    if images.dim() < 3 or images.shape[-1] != images.shape[-2]:
+        raise ValueError(f"expected (B, ..., H, H) square images, got {tuple(images.shape)}")
+    bits = torch.randint(0, 2, (images.shape[0], 3), generator=generator).bool()
+    flips = bits.view(images.shape[0], 3, *([1] * (images.dim() - 1))).to(images.device)
+    out = torch.where(flips[:, 0], images.flip(-1), images)
+    out = torch.where(flips[:, 1], out.flip(-2), out)
+    return torch.where(flips[:, 2], out.transpose(-1, -2), out)
+
+
 # --------------------------------------------------------------------------- #
 # Cached splits.
 # --------------------------------------------------------------------------- #

@@ -64,7 +64,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
-from .pathfinder import NUM_CLASSES, PathfinderBatch, PathfinderDataConfig, load_pathfinder
+from .pathfinder import (NUM_CLASSES, PathfinderBatch, PathfinderDataConfig, load_pathfinder,
+                         random_dihedral)
 
 RESOLUTION = 32
 DEFAULT_NAME = "lra-pathfinder32-cnn-cpu"
@@ -158,21 +159,10 @@ def to_input(images: torch.Tensor) -> torch.Tensor:
     return x.contiguous(memory_format=torch.channels_last)
 
 
-def random_dihedral(x: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
-    """Apply a random flip/transpose (one of the 8 square symmetries) to each image.
-
-    Args:
-        x: ``(B, C, H, H)`` square images.
-        generator: source of the ``(B, 3)`` random bits.
-
-    Returns:
-        ``(B, C, H, H)``, channels-last memory.
-    """
-    flips = torch.randint(0, 2, (x.shape[0], 3), generator=generator).bool()[:, :, None, None, None]
-    x = torch.where(flips[:, 0], x.flip(-1), x)
-    x = torch.where(flips[:, 1], x.flip(-2), x)
-    x = torch.where(flips[:, 2], x.transpose(-1, -2), x)
-    return x.contiguous(memory_format=torch.channels_last)
+def random_dihedral_channels_last(x: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """:func:`~benchmarks.lra.pathfinder.random_dihedral` of ``(B, C, H, H)`` images, in
+    channels-last memory."""
+    return random_dihedral(x, generator).contiguous(memory_format=torch.channels_last)
 
 
 # --------------------------------------------------------------------------- #
@@ -241,7 +231,7 @@ def train_epoch(model: nn.Module, optimizer: torch.optim.Optimizer, images: torc
         idx = order[start:start + cfg.batch_size]
         x, y = to_input(images[idx]), labels[idx]
         if cfg.augment:
-            x = random_dihedral(x, generator)
+            x = random_dihedral_channels_last(x, generator)
         logits = model(x)
         loss = F.cross_entropy(logits, y)
         optimizer.zero_grad(set_to_none=True)

@@ -176,11 +176,15 @@ class Split:
         inputs: ``(S, ...)`` integer tensor: tokens ``(S, N)`` or images ``(S, res, res)``.
         labels: ``(S,)`` int64.
         encode: ``inputs[idx] -> tokens (b, N)`` int64 (e.g. ``pathfinder_tokens``).
+        augment: optional label-preserving ``(inputs[idx], generator) -> inputs[idx]``
+            (e.g. ``random_dihedral``), applied before ``encode`` when :meth:`batch` gets a
+            generator.
     """
 
     inputs: torch.Tensor
     labels: torch.Tensor
     encode: Callable[[torch.Tensor], torch.Tensor] = _as_long
+    augment: Optional[Callable[[torch.Tensor, torch.Generator], torch.Tensor]] = None
 
     def __post_init__(self) -> None:
         if self.inputs.shape[0] != self.labels.shape[0]:
@@ -189,9 +193,14 @@ class Split:
     def __len__(self) -> int:
         return int(self.labels.shape[0])
 
-    def batch(self, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """``idx (b,)`` -> ``(tokens (b, N) int64, labels (b,) int64)`` on the CPU."""
-        return self.encode(self.inputs[idx]), self.labels[idx]
+    def batch(self, idx: torch.Tensor, generator: Optional[torch.Generator] = None
+              ) -> tuple[torch.Tensor, torch.Tensor]:
+        """``idx (b,)`` -> ``(tokens (b, N) int64, labels (b,) int64)`` on the CPU; augmented
+        with ``generator``'s draws when both it and :attr:`augment` are given."""
+        inputs = self.inputs[idx]
+        if generator is not None and self.augment is not None:
+            inputs = self.augment(inputs, generator)
+        return self.encode(inputs), self.labels[idx]
 
 
 def _subset(split: Split, n: Optional[int], seed: int) -> Split:
@@ -200,7 +209,7 @@ def _subset(split: Split, n: Optional[int], seed: int) -> Split:
         return split
     g = torch.Generator().manual_seed(seed)
     idx = torch.randperm(len(split), generator=g)[:n].sort().values
-    return Split(split.inputs[idx], split.labels[idx], split.encode)
+    return Split(split.inputs[idx], split.labels[idx], split.encode, split.augment)
 
 
 def load_data(cfg: LRAConfig, *, data_dir: Optional[str | os.PathLike] = None,
@@ -229,7 +238,8 @@ def load_data(cfg: LRAConfig, *, data_dir: Optional[str | os.PathLike] = None,
             out[name] = Split(b.tokens, b.labels.long())
         return out
     if family == "pathfinder":
-        from .pathfinder import PathfinderDataConfig, load_pathfinder, pathfinder_tokens
+        from .pathfinder import (PathfinderDataConfig, load_pathfinder, pathfinder_tokens,
+                                 random_dihedral)
 
         pcfg = PathfinderDataConfig(
             resolution=cfg.resolution, difficulty=cfg.difficulty,
@@ -244,7 +254,8 @@ def load_data(cfg: LRAConfig, *, data_dir: Optional[str | os.PathLike] = None,
         for name in ("train", "val", "test"):
             b = load_pathfinder(name, pcfg, cache_dir=data_dir, progress=progress,
                                 num_threads=1 if on_cpu else None)
-            out[name] = Split(b.images, b.labels.long(), pathfinder_tokens)
+            augment = random_dihedral if name == "train" and cfg.augment == "dihedral" else None
+            out[name] = Split(b.images, b.labels.long(), pathfinder_tokens, augment)
         return out
     from .text import load_bbc_news_splits
 
@@ -290,6 +301,12 @@ class StepSampler:
         return self._perm[start:start + self.per_rank]
 
 
+def augment_generator(seed: int, step: int, rank: int) -> torch.Generator:
+    """The generator of step ``step``'s augmentation draws on ``rank``: a function of its
+    arguments only, so a resumed run augments exactly as an uninterrupted one."""
+    return torch.Generator().manual_seed((seed * 1_000_003 + step) * 1_009 + rank)
+
+
 # --------------------------------------------------------------------------- #
 # Model, optimizer, schedule.
 # --------------------------------------------------------------------------- #
@@ -301,7 +318,7 @@ def model_seq_len(cfg: LRAConfig) -> int:
 def build_model(cfg: LRAConfig) -> LRAClassifier:
     """The encoder classifier described by ``cfg`` (on the CPU)."""
     spec = task_spec(cfg)
-    image = (cfg.resolution, cfg.resolution) if cfg.positional == "2d" else None
+    image = (cfg.resolution, cfg.resolution) if cfg.positional in ("2d", "sincos2d") else None
     return LRAClassifier(
         vocab_size=spec.vocab_size, num_classes=spec.num_classes, d_model=cfg.d_model,
         num_heads=cfg.num_heads, num_layers=cfg.num_layers, ffn_dim=cfg.ffn_dim,
@@ -898,7 +915,9 @@ def _train(cfg: LRAConfig, env: DistEnv, tqdm: Any, *, t_start: float, out_dir: 
     model.train()
     with _StopFlag() as stop_flag:
         while step < cfg.steps:
-            tokens, labels = data["train"].batch(sampler.indices(step))
+            draws = (augment_generator(cfg.seed, step, env.rank) if cfg.augment != "none"
+                     else None)
+            tokens, labels = data["train"].batch(sampler.indices(step), draws)
             tokens = tokens.to(env.device, non_blocking=True)
             labels = labels.to(env.device, non_blocking=True)
             with _autocast(env.device):
