@@ -28,6 +28,10 @@ CASES = [
     ("local(1) | global(1)", 2, 8, 2, 4096, 4096, 64, 64, True),
     # Padding with holes and a leading run (masked, not cut) next to trailing padding.
     ("causal | global(1)", 2, 4, 4, 1100, 1100, 64, 64, "holes"),
+    # The small head dims of the Pathfinder models (d=64 over 2 heads, d=32 over 2).
+    ("dense", 2, 2, 2, 1024, 1024, 32, 128, False),
+    ("butterfly_local", 2, 2, 2, 1024, 1024, 32, 128, False),
+    ("local(2) | global(1)", 2, 2, 2, 1024, 1024, 16, 32, True),
 ]
 
 
@@ -84,9 +88,10 @@ def test_deterministic_backward():
         assert torch.equal(a, b)
 
 
-def test_dropout_matches_torch_backend():
+@pytest.mark.parametrize("head_dim", [32, 64])
+def test_dropout_matches_torch_backend(head_dim):
     gen = torch.Generator(device="cuda").manual_seed(1)
-    q, k, v = (torch.randn(1, 4, 777, 64, device="cuda", dtype=torch.float16, generator=gen)
+    q, k, v = (torch.randn(1, 4, 777, head_dim, device="cuda", dtype=torch.float16, generator=gen)
                .requires_grad_() for _ in range(3))
     results = []
     for backend in ("triton", "torch"):
@@ -132,3 +137,37 @@ def test_keep_mask_on_gpu_equals_torch_twin():
         twin = dropout_keep_mask(seed, p, torch.tensor(bh), torch.arange(300)[:, None],
                                  torch.arange(200)[None, :])
         assert torch.equal(gpu, twin)
+
+
+@pytest.mark.parametrize("autocast", [False, True])
+def test_pathfinder_model_gradients_match_torch_backend(autocast, monkeypatch):
+    """A whole LRA Pathfinder model (head dim 32, ``butterfly_local``): loss and every
+    parameter gradient through the Triton kernels equal those through the torch backend."""
+    import functools
+
+    import torch.nn.functional as F
+
+    import sparseflash.nn as sf_nn
+    from benchmarks.lra import configs, train
+
+    cfg = configs.get_config("pathfinder32", "full").replace(num_layers=2, dropout=0.0,
+                                                             attn_dropout=0.0)
+    torch.manual_seed(0)
+    model = train.build_model(cfg).cuda()
+    tokens = torch.randint(0, 256, (8, 1024), device="cuda")
+    labels = torch.randint(0, 2, (8,), device="cuda")
+    results = {}
+    for backend in ("triton", "torch"):
+        monkeypatch.setattr(sf_nn, "attention",
+                            functools.partial(sparseflash.attention, backend=backend))
+        model.zero_grad()
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
+            loss = F.cross_entropy(model(tokens).float(), labels)
+        loss.backward()
+        results[backend] = [loss.detach()] + [p.grad.detach().clone()
+                                               for p in model.parameters()]
+    tol = 3e-2 if autocast else 1e-3
+    names = ["loss"] + [n for n, _ in model.named_parameters()]
+    for name, a, b in zip(names, results["triton"], results["torch"]):
+        scale = b.abs().max().item() + 1e-12
+        assert (a - b).abs().max().item() <= tol * scale, name

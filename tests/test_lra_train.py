@@ -488,3 +488,12 @@ def test_speed_sweep_and_oom_rows(monkeypatch):
     rows = speed.run_sweep(cfg, ["dense", "local(1)"], [64, 256, 1024], 1, torch.device("cpu"),
                            warmup=0, iters=1, log=lambda s: None)
     assert [r["status"] for r in rows] == ["ok", "oom", "skipped", "ok", "ok", "ok"]
+
+
+def test_resume_treats_fields_newer_than_the_checkpoint_as_defaults():
+    cfg = small_listops()
+    saved = cfg.to_dict()
+    del saved["embed_std"], saved["augment"]  # a checkpoint written before these existed
+    assert lra_train._config_differences(saved, cfg) == []
+    assert lra_train._config_differences(saved, cfg.replace(embed_std=1.0)) == [
+        "embed_std: checkpoint None, now 1.0"]

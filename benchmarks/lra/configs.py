@@ -65,6 +65,7 @@ class LRAConfig:
         augment: ``"none"`` or ``"dihedral"`` (Pathfinder: each training image is flipped
             and/or transposed at random, one of the square's 8 symmetries, which keep the
             label; evaluation images are never changed).
+        embed_std: initial standard deviation of the token embeddings.
         layout: sparseflash pattern (``"dense"`` for full attention); ``--layout`` overrides it.
         block: layout block size.
 
@@ -111,6 +112,7 @@ class LRAConfig:
     pooling: str = "mean"
     positional: str = "learned"
     augment: str = "none"
+    embed_std: float = 0.02
     layout: str = "dense"
     block: int = 128
     # -- optimisation
@@ -187,6 +189,8 @@ def check_config(cfg: LRAConfig) -> None:
         raise ValueError(f"pooling must be 'mean' or 'cls', got {cfg.pooling!r}")
     if cfg.positional not in POSITIONALS:
         raise ValueError(f"positional must be one of {POSITIONALS}, got {cfg.positional!r}")
+    if not cfg.embed_std > 0:
+        raise ValueError(f"embed_std must be > 0, got {cfg.embed_std}")
     if cfg.augment not in AUGMENTS:
         raise ValueError(f"augment must be one of {AUGMENTS}, got {cfg.augment!r}")
     if cfg.augment != "none" and not cfg.task.startswith("pathfinder"):

@@ -164,6 +164,9 @@ class LRAClassifier(nn.Module):
         block: layout block size (power of two >= 16).
         dropout: dropout on the residual branches, inside the FFN and on the embeddings.
         attn_dropout: dropout on attention probabilities (inside the kernel).
+        embed_std: standard deviation of the token embeddings at initialisation (0.02 as in
+            BERT-style PyTorch code; Flax's ``nn.Embed``, which LRA's models use, draws with
+            1.0, so that tokens, not positions, dominate the first layer's input).
 
     ``forward(tokens (B, N) integer) -> logits (B, C)``; :meth:`features` returns the pooled
     ``(B, d_model)`` representation before the classification head.
@@ -173,7 +176,8 @@ class LRAClassifier(nn.Module):
                  num_layers: int, ffn_dim: int, max_len: Optional[int] = None,
                  image_size: Optional[tuple[int, int]] = None, pad_id: Optional[int] = 0,
                  pooling: str = "mean", positional: str = "learned", layout: str = "dense",
-                 block: int = 128, dropout: float = 0.1, attn_dropout: float = 0.0):
+                 block: int = 128, dropout: float = 0.1, attn_dropout: float = 0.0,
+                 embed_std: float = 0.02):
         super().__init__()
         if pooling not in POOLINGS:
             raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
@@ -194,7 +198,9 @@ class LRAClassifier(nn.Module):
         # The CLS token gets its own embedding row after the vocabulary.
         self.cls_id = vocab_size if pooling == "cls" else None
         self.embed = nn.Embedding(vocab_size + (pooling == "cls"), d_model, padding_idx=pad_id)
-        nn.init.normal_(self.embed.weight, std=0.02)
+        if not embed_std > 0:
+            raise ValueError(f"embed_std must be > 0, got {embed_std}")
+        nn.init.normal_(self.embed.weight, std=embed_std)
         if pad_id is not None:
             with torch.no_grad():
                 self.embed.weight[pad_id].zero_()

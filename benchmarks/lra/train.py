@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import csv
+import dataclasses
 import datetime as _dt
 import importlib.metadata
 import json
@@ -324,7 +325,7 @@ def build_model(cfg: LRAConfig) -> LRAClassifier:
         num_heads=cfg.num_heads, num_layers=cfg.num_layers, ffn_dim=cfg.ffn_dim,
         max_len=cfg.seq_len, image_size=image, pad_id=spec.pad_id, pooling=cfg.pooling,
         positional=cfg.positional, layout=cfg.layout, block=cfg.block, dropout=cfg.dropout,
-        attn_dropout=cfg.attn_dropout,
+        attn_dropout=cfg.attn_dropout, embed_std=cfg.embed_std,
     )
 
 
@@ -446,9 +447,13 @@ def load_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
 
 
 def _config_differences(saved: Mapping[str, Any], cfg: LRAConfig) -> list[str]:
+    """Fields whose values differ; a field newer than the checkpoint counts as its default
+    (the value every run before it had)."""
     now = cfg.to_dict()
+    defaults = {f.name: f.default for f in dataclasses.fields(LRAConfig)
+                if f.default is not dataclasses.MISSING}
     return [f"{k}: checkpoint {saved.get(k)!r}, now {now[k]!r}" for k in now
-            if k not in _RESUME_TOLERATED and saved.get(k) != now[k]]
+            if k not in _RESUME_TOLERATED and saved.get(k, defaults.get(k)) != now[k]]
 
 
 def _cpu_state(module: nn.Module) -> dict[str, Any]:
