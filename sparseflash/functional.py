@@ -1,7 +1,8 @@
 """``sparseflash.attention``: validation, layout resolution, backend dispatch, autograd.
 
 Layers, from the bottom: the kernel launchers (``kernels.launch``) and the torch backend
-(``reference.block_forward/backward``); two ``torch.library`` custom ops that hide either
+(``reference.block_forward/backward``, or ``reference.cpu_dense_forward/backward`` where a
+CPU layout masks nothing); two ``torch.library`` custom ops that hide either
 behind one opaque call (so ``torch.compile`` treats attention as a single node) and carry
 the autograd formula; and the public :func:`attention` with its checks.
 """
@@ -84,9 +85,12 @@ def _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_limits, seed, dr
         from .kernels import launch
         return launch.forward(q, k, v, tables, _layout_meta(meta), scale, key_padding,
                               kv_limits, seed_value, dropout_p)
-    from .reference import block_forward
+    from .reference import block_forward, cpu_dense_applies, cpu_dense_forward
     layout = _torch_layout(tables, meta, q.shape[2], k.shape[2])
     padding = key_padding.bool() if key_padding is not None else None
+    if cpu_dense_applies(q, layout, padding, dropout_p):
+        # Nothing masked on the CPU: ATen's fused kernel, same (out, natural-log lse).
+        return cpu_dense_forward(q, k, v, scale)
     return block_forward(q, k, v, layout, scale, padding, seed_value, dropout_p)
 
 
@@ -97,9 +101,13 @@ def _backward_impl(do, q, k, v, o, lse, tables, meta, scale, key_padding, kv_lim
         from .kernels import launch
         return launch.backward(do, q, k, v, o, lse, tables, _layout_meta(meta), scale,
                                key_padding, kv_limits, seed_value, dropout_p)
-    from .reference import block_backward
+    from .reference import block_backward, cpu_dense_applies, cpu_dense_backward
     layout = _torch_layout(tables, meta, q.shape[2], k.shape[2])
     padding = key_padding.bool() if key_padding is not None else None
+    # The forward made the same decision from the same arguments (either backward would
+    # accept either forward's lse: both are the natural-log float32 (B, H, N)).
+    if cpu_dense_applies(q, layout, padding, dropout_p):
+        return cpu_dense_backward(do, q, k, v, o, lse, scale)
     return block_backward(do, q, k, v, o, lse, layout, scale, padding, seed_value, dropout_p)
 
 

@@ -9,6 +9,9 @@
   ``(B, H, block, keys in the row)``. The backward recomputes P from the saved
   log-sum-exp, like the kernels.
 * :func:`dropout_keep_mask` reproduces the kernels' Philox keep-mask bit for bit.
+* :func:`cpu_dense_applies`, :func:`cpu_dense_forward` / :func:`cpu_dense_backward`: the
+  ``backend="torch"`` shortcut for a layout that masks nothing on the CPU (ATen's fused
+  flash attention for CPU, with the same natural-log lse convention as ``block_forward``).
 """
 
 from __future__ import annotations
@@ -133,9 +136,22 @@ def dense_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: tor
 
 
 # ----------------------------------------------------------------------------- torch backend
-def _row_lists(layout: Layout) -> List[Tuple[torch.Tensor, torch.Tensor]]:
-    """For each query-block row i: (key blocks (Hl, c) long, codes (Hl, c) long), the full
-    and partial lists merged and padded to the longest head with code -1."""
+def _contiguous_run(idx: torch.Tensor) -> Optional[Tuple[int, int]]:
+    """``(first, count)`` when every head's list ``idx (Hl, c)`` is the same run of
+    consecutive key blocks ``first, ..., first + count - 1``, else None. Such a row's K/V
+    blocks are one slice of the sequence: a view, no gather (see :meth:`_Blocks.gather`)."""
+    c = idx.shape[1]
+    first = idx[:1, :1]
+    if c == 0 or not bool((idx == first + torch.arange(c)).all()):
+        return None
+    return int(first), c
+
+
+def _row_lists(layout: Layout) -> List[Tuple[torch.Tensor, torch.Tensor,
+                                             Optional[Tuple[int, int]]]]:
+    """For each query-block row i: (key blocks (Hl, c) long, codes (Hl, c) long, run), the
+    full and partial lists merged and padded to the longest head with code -1; ``run`` is
+    :func:`_contiguous_run` of the key blocks."""
     cached = getattr(layout, "_torch_rows", None)
     if cached is not None:
         return cached
@@ -156,13 +172,14 @@ def _row_lists(layout: Layout) -> List[Tuple[torch.Tensor, torch.Tensor]]:
         code = torch.full((h_l, width), -1, dtype=torch.long)
         for h, (ih, ch) in enumerate(per_head):
             idx[h, :len(ih)], code[h, :len(ch)] = ih, ch
-        rows.append((idx, code))
+        rows.append((idx, code, _contiguous_run(idx)))
     layout._torch_rows = rows
     return rows
 
 
 class _Blocks:
-    """Key/value tensors viewed as blocks and expanded to query heads, for gathering."""
+    """Key/value tensors cut into key blocks and expanded to query heads, for gathering one
+    query-block row's blocks."""
 
     def __init__(self, x: torch.Tensor, heads: int, block: int, nk: int):
         B, h_kv, Nk, D = x.shape
@@ -170,23 +187,36 @@ class _Blocks:
         pad = nk * block - Nk
         if pad:
             x = torch.nn.functional.pad(x, (0, 0, 0, pad))
-        self.blocks = x.reshape(B, heads, nk, block, x.shape[-1])
+        # Heads and key blocks flattened into one axis of block slots h * nk + j, so that a
+        # row's blocks are one index_select (4-6x faster on the CPU than advanced indexing
+        # over (heads, blocks)), the same slots block_backward accumulates dK/dV into.
+        self.blocks = x.reshape(B, heads * nk, block, x.shape[-1])
+        self.heads, self.nk = heads, nk
 
-    def gather(self, idx: torch.Tensor) -> torch.Tensor:
-        """idx (H, c) -> (B, H, c * block, D)."""
-        heads = torch.arange(idx.shape[0], device=idx.device)[:, None]
-        g = self.blocks[:, heads, idx]  # (B, H, c, block, D)
-        return g.reshape(g.shape[0], g.shape[1], -1, g.shape[-1])
+    def gather(self, row: "_RowContext") -> torch.Tensor:
+        """The row's key blocks, (B, H, c * block, D): a view of the blocks when the row
+        is one run of consecutive blocks in every head (a sliding window, a dense row),
+        otherwise a copy."""
+        B, _, block, D = self.blocks.shape
+        if row.run is not None:
+            first, count = row.run
+            x = self.blocks.view(B, self.heads, self.nk, block, D)[:, :, first:first + count]
+            return x.reshape(B, self.heads, count * block, D)  # contiguous within a head
+        return self.blocks.index_select(1, row.slots).view(B, self.heads, -1, D)
 
 
 class _RowContext:
     """Everything about one query-block row that forward and backward both need."""
 
-    def __init__(self, i, idx, code, q_len, layout, heads, key_padding, device):
+    def __init__(self, i, idx, code, run, q_len, layout, heads, key_padding, device):
         block, N, Nk = layout.block, layout.seq_len, layout.kv_seq_len
         if idx.shape[0] != heads:
             idx, code = idx.expand(heads, -1), code.expand(heads, -1)
         self.idx, self.q0 = idx.to(device), i * block
+        self.run = run  # (first, count) when the row is one run of blocks, see _Blocks
+        # (H*c,) the row's blocks as slots h * nk + j of _Blocks.blocks and of dK/dV.
+        head_offset = torch.arange(heads, device=device)[:, None] * layout.num_kv_blocks
+        self.slots = (self.idx + head_offset).flatten()
         self.q_pos = torch.arange(self.q0, self.q0 + q_len, device=device)
         k_pos = (self.idx[..., None] * block + torch.arange(block, device=device)).flatten(1)
         self.k_pos = k_pos                                   # (H, c*block)
@@ -235,12 +265,12 @@ def block_forward(q, k, v, layout: Layout, scale: float, key_padding=None, seed:
     lse = torch.full((B, H, N), float("-inf"), dtype=torch.float32, device=q.device)
     row_lists = _row_lists(layout)
     for i in (range(len(row_lists)) if rows is None else rows):
-        idx, code = row_lists[i]
+        idx, code, run = row_lists[i]
         if idx.shape[1] == 0:
             continue
         q_i = q[:, :, i * block:(i + 1) * block].to(ct)
-        row = _RowContext(i, idx, code, q_i.shape[2], layout, H, key_padding, q.device)
-        s = torch.einsum("bhnd,bhmd->bhnm", q_i * scale, K.gather(row.idx))
+        row = _RowContext(i, idx, code, run, q_i.shape[2], layout, H, key_padding, q.device)
+        s = torch.einsum("bhnd,bhmd->bhnm", q_i * scale, K.gather(row))
         if row.allowed is not None:
             s.masked_fill_(~row.allowed, float("-inf"))
         m = s.amax(-1, keepdim=True)
@@ -249,7 +279,7 @@ def block_forward(q, k, v, layout: Layout, scale: float, key_padding=None, seed:
         l_row = p.sum(-1)
         if dropout_p > 0:
             p.mul_(row.keep(seed, dropout_p, B, H) / (1.0 - dropout_p))
-        o_i = torch.einsum("bhnm,bhmd->bhnd", p, V.gather(row.idx))
+        o_i = torch.einsum("bhnm,bhmd->bhnd", p, V.gather(row))
         has_keys = l_row > 0
         out[:, :, i * block:(i + 1) * block] = (
             o_i / torch.where(has_keys, l_row, 1.0)[..., None]).to(q.dtype)
@@ -270,14 +300,13 @@ def block_backward(do, q, k, v, o, lse, layout: Layout, scale: float, key_paddin
     dq = torch.zeros(B, H, N, D, dtype=ct, device=q.device)
     dk_blocks = torch.zeros(B, H * nk, block, D, dtype=ct, device=q.device)
     dv_blocks = torch.zeros_like(dk_blocks)
-    head_offset = (torch.arange(H, device=q.device) * nk)[:, None]
-    for i, (idx, code) in enumerate(_row_lists(layout)):
+    for i, (idx, code, run) in enumerate(_row_lists(layout)):
         if idx.shape[1] == 0:
             continue
         rows = slice(i * block, (i + 1) * block)
         q_i, do_i = q[:, :, rows].to(ct), do[:, :, rows].to(ct)
-        row = _RowContext(i, idx, code, q_i.shape[2], layout, H, key_padding, q.device)
-        k_sel, v_sel = K.gather(row.idx), V.gather(row.idx)
+        row = _RowContext(i, idx, code, run, q_i.shape[2], layout, H, key_padding, q.device)
+        k_sel, v_sel = K.gather(row), V.gather(row)
         s = torch.einsum("bhnd,bhmd->bhnm", q_i * scale, k_sel)
         lse_i = lse[:, :, rows].to(ct)
         lse_i = lse_i.masked_fill(lse_i == float("-inf"), float("inf"))
@@ -292,14 +321,103 @@ def block_backward(do, q, k, v, o, lse, layout: Layout, scale: float, key_paddin
             p_drop = p
         ds = dp.sub_(delta[:, :, rows, None]).mul_(p)
         dq[:, :, rows] = torch.einsum("bhnm,bhmd->bhnd", ds, k_sel) * scale
-        flat = (row.idx + head_offset).flatten()  # (H*c,) block slots in dk_blocks
         c = row.idx.shape[1]
         dv_new = torch.einsum("bhnm,bhnd->bhmd", p_drop, do_i).reshape(B, H * c, block, D)
         dk_new = torch.einsum("bhnm,bhnd->bhmd", ds, q_i).reshape(B, H * c, block, D) * scale
-        dv_blocks.index_add_(1, flat, dv_new)
-        dk_blocks.index_add_(1, flat, dk_new)
+        dv_blocks.index_add_(1, row.slots, dv_new)
+        dk_blocks.index_add_(1, row.slots, dk_new)
 
     def fold(blocks):  # (B, H*nk, block, D) -> (B, H_kv, Nk, D), summing each GQA group
         x = blocks.view(B, H, nk * block, D)[:, :, :Nk]
         return x.view(B, H_kv, H // H_kv, Nk, D).sum(2)
     return dq.to(q.dtype), fold(dk_blocks).to(k.dtype), fold(dv_blocks).to(v.dtype)
+
+
+# ----------------------------------------------------------------------------- CPU dense path
+# ATen's fused flash attention for the CPU (what F.scaled_dot_product_attention runs there):
+# no score tile in memory, one pass, 2.4-2.8x faster forward + backward than the loop above
+# on a dense layout. Private ops, looked up rather than assumed: without them (another torch
+# version), cpu_dense_applies says no and the block loop runs.
+_CPU_FLASH_FORWARD = getattr(torch.ops.aten, "_scaled_dot_product_flash_attention_for_cpu",
+                             None)
+_CPU_FLASH_BACKWARD = getattr(torch.ops.aten,
+                              "_scaled_dot_product_flash_attention_for_cpu_backward", None)
+# float64 is left to the block loop, which computes in float64: it is the exact path.
+_CPU_FLASH_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
+
+
+def _masks_nothing(layout: Layout) -> bool:
+    """True when every query may attend to every key: each block of the ``(H, nq, nk)``
+    grid is on, and each is full or partial with the bounds mask only (``k < kv_seq_len``,
+    the ragged last key block), which masks no key that exists. Read from the CSR tables
+    once per layout."""
+    cached = getattr(layout, "_torch_masks_nothing", None)
+    if cached is not None:
+        return cached
+    full_offsets, _, partial_offsets, _, partial_codes = \
+        [t.cpu() for t in layout.kernel_tables()[:5]]
+    on = int(full_offsets[-1]) + int(partial_offsets[-1])  # on blocks, over all heads
+    everywhere = on == layout.num_heads * layout.num_q_blocks * layout.num_kv_blocks
+    layout._torch_masks_nothing = everywhere and bool((partial_codes == CODE_BOUNDS).all())
+    return layout._torch_masks_nothing
+
+
+def cpu_dense_applies(q: torch.Tensor, layout: Layout, key_padding=None,
+                      dropout_p: float = 0.0) -> bool:
+    """Whether :func:`cpu_dense_forward` / :func:`cpu_dense_backward` compute what
+    ``block_forward`` / ``block_backward`` would for these arguments: CPU tensors in
+    float32, bfloat16 or float16, no dropout, no key padding, a layout that masks nothing
+    (:func:`_masks_nothing`), and the private ATen ops present. Cheap checks first: the
+    layout's is computed once and cached."""
+    return (q.device.type == "cpu" and q.dtype in _CPU_FLASH_DTYPES and dropout_p == 0
+            and key_padding is None and _CPU_FLASH_FORWARD is not None
+            and _CPU_FLASH_BACKWARD is not None and _masks_nothing(layout))
+
+
+def _unit_stride(x: torch.Tensor) -> torch.Tensor:
+    # The ATen kernel reads any batch/head/sequence strides but assumes the head dim is
+    # contiguous: with another stride it silently returns wrong numbers (NaN, measured).
+    return x if x.stride(-1) == 1 else x.contiguous()
+
+
+def _kv_for_query_heads(x: torch.Tensor, heads: int) -> torch.Tensor:
+    """``(B, Hkv, Nk, D) -> (B, heads, Nk, D)``, query head h reading key/value head
+    ``h // (heads // Hkv)`` as everywhere in the library (GQA, MQA). Expanded here rather
+    than left to the private kernel, whose GQA support depends on the torch version."""
+    group = heads // x.shape[1]
+    return _unit_stride(x) if group == 1 else x.repeat_interleave(group, 1)
+
+
+def cpu_dense_forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float
+                      ) -> Tuple[torch.Tensor, torch.Tensor]:
+    """Unmasked attention through ATen's CPU flash kernel, for when
+    :func:`cpu_dense_applies`. q ``(B, H, N, D)``; k, v ``(B, Hkv, Nk, D)``.
+
+    Returns ``(out (B, H, N, D) in q's dtype, lse (B, H, N) float32)``, both contiguous
+    like ``block_forward``'s; the lse is the natural-log log-sum-exp of the scaled scores,
+    which :func:`cpu_dense_backward` (and ``block_backward``) take back."""
+    H = q.shape[1]
+    out, lse = _CPU_FLASH_FORWARD(_unit_stride(q), _kv_for_query_heads(k, H),
+                                  _kv_for_query_heads(v, H), 0.0, False, scale=scale)
+    # The kernel's lse is float32 (its accumulation type, for half inputs too) laid out
+    # (B, N, H) in memory: made the (B, H, N) contiguous tensor attention() returns.
+    return out.contiguous(), lse.to(torch.float32).contiguous()
+
+
+def cpu_dense_backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                       o: torch.Tensor, lse: torch.Tensor, scale: float
+                       ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The backward of :func:`cpu_dense_forward` from its ``o`` and ``lse`` (shapes as
+    there). Returns contiguous (dq, dk, dv) in the inputs' dtype; dk, dv ``(B, Hkv, Nk, D)``
+    summed over each GQA group."""
+    H, h_kv = q.shape[1], k.shape[1]
+    dq, dk, dv = _CPU_FLASH_BACKWARD(
+        _unit_stride(do), _unit_stride(q), _kv_for_query_heads(k, H),
+        _kv_for_query_heads(v, H), _unit_stride(o), lse, 0.0, False, scale=scale)
+
+    def fold(g, like):  # (B, H, Nk, D) -> (B, Hkv, Nk, D), summed in float32 per group
+        if h_kv == H:
+            return g.contiguous()
+        return g.unflatten(1, (h_kv, H // h_kv)).sum(2, dtype=torch.float32).to(
+            like.dtype).contiguous()
+    return dq.contiguous(), fold(dk, k), fold(dv, v)
