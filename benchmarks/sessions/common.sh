@@ -22,7 +22,8 @@ step() {
     local name=$1; shift
     echo "== $(date +%T) $name: $*" | tee -a "$LOGS/$name.log"
     timeout "$(left)" "$@" >>"$LOGS/$name.log" 2>&1
-    echo "== $(date +%T) $name exit $?" | tee -a "$LOGS/$name.log"
+    local rc=$?  # before $(date) below resets $? (logs before session 5 always said 0)
+    echo "== $(date +%T) $name exit $rc" | tee -a "$LOGS/$name.log"
 }
 
 pack() {
