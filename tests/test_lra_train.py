@@ -497,3 +497,29 @@ def test_resume_treats_fields_newer_than_the_checkpoint_as_defaults():
     assert lra_train._config_differences(saved, cfg) == []
     assert lra_train._config_differences(saved, cfg.replace(embed_std=1.0)) == [
         "embed_std: checkpoint None, now 1.0"]
+
+
+def test_compare_overlays_runs(tmp_path, capsys):
+    from benchmarks.lra import compare
+
+    files = []
+    for tag, acc in (("a-NVIDIA-H200", 0.5), ("b-NVIDIA-H200", 0.6)):
+        path = tmp_path / f"lra-pathfinder32-full-{tag}.json"
+        history = [{"step": s, "train_acc": acc, "val_acc": acc} for s in (10, 20)]
+        path.write_text(json.dumps({"name": path.stem, "history": history,
+                                    "test_acc": acc if tag.startswith("b") else None}))
+        files.append(str(path))
+    runs = compare.load_runs(files)
+    assert [r["test_acc"] for r in runs] == [None, 0.6]
+    assert compare._common_prefix([r["name"] for r in runs]) == "lra-pathfinder32-full-"
+    assert compare.short_label(runs[1]["name"], "lra-pathfinder32-full-") == "b"
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "runs.png"
+    assert compare.main(files + ["--out", str(out), "--chance", "0.5"]) == 0
+    assert out.stat().st_size > 0
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    assert compare.main([str(bad), "--out", str(out)]) == 2
+    assert "no 'history'" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="2 labels for 1 runs"):
+        compare.plot_runs(runs[:1], out, labels=["x", "y"])
