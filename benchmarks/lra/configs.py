@@ -205,7 +205,8 @@ def check_config(cfg: LRAConfig) -> None:
             raise ValueError(f"{cfg.task} needs resolution={res} and seq_len={res * res}, got "
                              f"{cfg.resolution} and {cfg.seq_len}")
     elif cfg.positional in ("2d", "sincos2d"):
-        raise ValueError(f"positional={cfg.positional!r} is for images (pathfinder), not {cfg.task}")
+        raise ValueError(f"positional={cfg.positional!r} is for images (pathfinder), "
+                         f"not {cfg.task}")
     if cfg.task == "listops" and cfg.seq_len < cfg.listops_max_len - 1:
         raise ValueError(f"listops seq_len ({cfg.seq_len}) must be >= listops_max_len - 1 "
                          f"({cfg.listops_max_len - 1})")

@@ -9,13 +9,13 @@ sequences ``(B, N)``:
   sequences have *no* padding id;
 * text: UTF-8 byte + 1, 0 = padding (:mod:`benchmarks.lra.text`).
 
-Positions are a learned 1-D table, or for images a learned row table plus a learned column
+Positions are a learned 1-D table; for images, a learned row table plus a learned column
 table (``pos[r * W + c] = row[r] + col[c]``), which can be interpolated to a larger image
-(:func:`upsample_positional_2d`), or fixed 2-D sinusoids (``"sincos2d"``: half the channels
-encode the row, half the column, as in the Transformer's 1-D encoding (Vaswani et al. 2017)),
-which give attention a notion of pixel offsets before any training: the Path-X recipe of the FlashAttention paper (Dao et al.
-2022, Section 4.2) pretrains on Path-64, interpolates the positional embeddings and fine-tunes
-at 128 px.
+(:func:`upsample_positional_2d`: the Path-X recipe of the FlashAttention paper, Dao et al.
+2022, Section 4.2, pretrains on Path-64, interpolates the positional embeddings and
+fine-tunes at 128 px); or fixed 2-D sinusoids (``"sincos2d"``: half the channels encode the
+row, half the column, each as in Vaswani et al. 2017), which give attention a notion of
+pixel offsets before any training.
 
 The sequence is pooled by the mean over non-padding tokens, or by a CLS token prepended at
 position 0 (so a ``global(1)`` term in the layout lets it see every block in every layer).
