@@ -8,6 +8,10 @@
   list, gathering those blocks. No N x N tensor: the largest temporary is one row's scores,
   ``(B, H, block, keys in the row)``. The backward recomputes P from the saved
   log-sum-exp, like the kernels.
+  On the CPU (float32 / bfloat16 / float16, no dropout, no key padding), a row that needs
+  no element mask and lists the same blocks in every head skips the score tile: ATen's
+  fused CPU flash attention runs on the row's queries and gathered K/V (see
+  :func:`_fused_rows`), with the same natural-log lse, so either backward takes either lse.
 * :func:`dropout_keep_mask` reproduces the kernels' Philox keep-mask bit for bit.
 * :func:`cpu_dense_applies`, :func:`cpu_dense_forward` / :func:`cpu_dense_backward`: the
   ``backend="torch"`` shortcut for a layout that masks nothing on the CPU (ATen's fused
@@ -177,6 +181,38 @@ def _row_lists(layout: Layout) -> List[Tuple[torch.Tensor, torch.Tensor,
     return rows
 
 
+def _fused_rows(layout: Layout) -> List[Optional[int]]:
+    """For each query-block row i: how many keys ATen's CPU flash kernel reads when it can
+    compute the row on its gathered K/V (the first that many of ``_Blocks.gather``'s
+    ``c * block``), or None when the row needs the materialising loop. Once per layout.
+
+    The kernel applies no mask, so a row qualifies when it masks no key that exists:
+    every head lists the same non-empty blocks (a head with fewer blocks is padded with
+    code -1, so this also needs no code -1), each full or partial with the bounds code
+    only, and a ragged last key block (keys past ``kv_seq_len``) is the last of the list,
+    where its missing keys are cut off by reading fewer keys. The order of a row's blocks
+    does not matter: softmax is over a set of keys, and dK/dV go back to their slots."""
+    cached = getattr(layout, "_torch_fused_rows", None)
+    if cached is not None:
+        return cached
+    block, last = layout.block, layout.num_kv_blocks - 1
+    missing = layout.num_kv_blocks * block - layout.kv_seq_len  # keys past Nk in `last`
+    fused: List[Optional[int]] = []
+    for idx, code, _ in _row_lists(layout):
+        keys = idx.shape[1] * block
+        if (keys == 0 or not bool(((code == _FULL_CODE) | (code == CODE_BOUNDS)).all())
+                or not bool((idx == idx[:1]).all())):
+            fused.append(None)
+        elif missing and int(idx[0, -1]) == last:
+            fused.append(keys - missing)                     # the ragged block, cut short
+        elif missing and bool((idx[0] == last).any()):
+            fused.append(None)                               # ragged inside: not a prefix
+        else:
+            fused.append(keys)
+    layout._torch_fused_rows = fused
+    return fused
+
+
 class _Blocks:
     """Key/value tensors cut into key blocks and expanded to query heads, for gathering one
     query-block row's blocks."""
@@ -264,12 +300,28 @@ def block_forward(q, k, v, layout: Layout, scale: float, key_padding=None, seed:
     out = torch.zeros(B, H, N, D, dtype=q.dtype, device=q.device)
     lse = torch.full((B, H, N), float("-inf"), dtype=torch.float32, device=q.device)
     row_lists = _row_lists(layout)
+    # Rows that ATen's fused CPU kernel computes instead of the loop below (None: none).
+    fused = _fused_rows(layout) if _cpu_flash_usable(q, key_padding, dropout_p) else None
     for i in (range(len(row_lists)) if rows is None else rows):
         idx, code, run = row_lists[i]
         if idx.shape[1] == 0:
             continue
         q_i = q[:, :, i * block:(i + 1) * block].to(ct)
         row = _RowContext(i, idx, code, run, q_i.shape[2], layout, H, key_padding, q.device)
+        if fused is not None and fused[i] is not None:
+            # No score tile: one pass over the row's keys (the first fused[i] gathered ones,
+            # see _fused_rows), in the compute dtype like the loop; the kernel's lse is the
+            # loop's (natural log, float32), so block_backward may take either. q is scaled
+            # here, as in the loop, and the kernel given scale 1: its own scaling rounds
+            # q.k before scaling it, which at large logits (~3000) made dV's error 10x the
+            # loop's (measured).
+            keys = fused[i]
+            o_i, lse_i = _CPU_FLASH_FORWARD(
+                _unit_stride(q_i * scale), _unit_stride(K.gather(row)[:, :, :keys]),
+                _unit_stride(V.gather(row)[:, :, :keys]), 0.0, False, scale=1.0)
+            out[:, :, i * block:(i + 1) * block] = o_i.to(q.dtype)
+            lse[:, :, i * block:(i + 1) * block] = lse_i
+            continue
         s = torch.einsum("bhnd,bhmd->bhnm", q_i * scale, K.gather(row))
         if row.allowed is not None:
             s.masked_fill_(~row.allowed, float("-inf"))
@@ -296,36 +348,59 @@ def block_backward(do, q, k, v, o, lse, layout: Layout, scale: float, key_paddin
     block, nk = layout.block, layout.num_kv_blocks
     K = _Blocks(k.to(ct), H, block, nk)
     V = _Blocks(v.to(ct), H, block, nk)
-    delta = (do.to(ct) * o.to(ct)).sum(-1)
     dq = torch.zeros(B, H, N, D, dtype=ct, device=q.device)
     dk_blocks = torch.zeros(B, H * nk, block, D, dtype=ct, device=q.device)
     dv_blocks = torch.zeros_like(dk_blocks)
+    # The rows block_forward gave to ATen's fused kernel: the same predicate on the same
+    # layout and arguments. Either way a row's lse is the natural-log float32 one.
+    fused = _fused_rows(layout) if _cpu_flash_usable(q, key_padding, dropout_p) else None
     for i, (idx, code, run) in enumerate(_row_lists(layout)):
         if idx.shape[1] == 0:
             continue
         rows = slice(i * block, (i + 1) * block)
-        q_i, do_i = q[:, :, rows].to(ct), do[:, :, rows].to(ct)
+        q_i, do_i, o_i = q[:, :, rows].to(ct), do[:, :, rows].to(ct), o[:, :, rows].to(ct)
         row = _RowContext(i, idx, code, run, q_i.shape[2], layout, H, key_padding, q.device)
         k_sel, v_sel = K.gather(row), V.gather(row)
-        s = torch.einsum("bhnd,bhmd->bhnm", q_i * scale, k_sel)
-        lse_i = lse[:, :, rows].to(ct)
-        lse_i = lse_i.masked_fill(lse_i == float("-inf"), float("inf"))
-        p = s.sub_(lse_i[..., None]).exp_()
-        if row.allowed is not None:
-            p.masked_fill_(~row.allowed, 0.0)
-        dp = torch.einsum("bhnd,bhmd->bhnm", do_i, v_sel)
-        if dropout_p > 0:
-            keep = row.keep(seed, dropout_p, B, H) / (1.0 - dropout_p)
-            p_drop, dp = p * keep, dp.mul_(keep)
-        else:
-            p_drop = p
-        ds = dp.sub_(delta[:, :, rows, None]).mul_(p)
-        dq[:, :, rows] = torch.einsum("bhnm,bhmd->bhnd", ds, k_sel) * scale
         c = row.idx.shape[1]
-        dv_new = torch.einsum("bhnm,bhnd->bhmd", p_drop, do_i).reshape(B, H * c, block, D)
-        dk_new = torch.einsum("bhnm,bhnd->bhmd", ds, q_i).reshape(B, H * c, block, D) * scale
-        dv_blocks.index_add_(1, row.slots, dv_new)
-        dk_blocks.index_add_(1, row.slots, dk_new)
+        if fused is not None and fused[i] is not None:
+            keys = fused[i]
+            # q scaled as in block_forward: the gradient it gives is for q * scale.
+            dq_i, dk_new, dv_new = _CPU_FLASH_BACKWARD(
+                _unit_stride(do_i), _unit_stride(q_i * scale),
+                _unit_stride(k_sel[:, :, :keys]), _unit_stride(v_sel[:, :, :keys]),
+                _unit_stride(o_i), lse[:, :, rows], 0.0, False, scale=1.0)
+            dq_i = dq_i * scale
+            if keys < c * block:  # the ragged block's keys past Nk: zero gradient
+                dk_new, dv_new = (torch.nn.functional.pad(g, (0, 0, 0, c * block - keys))
+                                  for g in (dk_new, dv_new))
+            # Every head lists the same blocks (_fused_rows): added along the block axis of
+            # (B, H, nk, block, D), which reads the kernel's strided (B, keys, H, D)
+            # outputs as they are; the slots' (B, H*c, ...) reshape would copy them (4x
+            # slower, measured).
+            for acc, g in ((dk_blocks, dk_new), (dv_blocks, dv_new)):
+                acc.view(B, H, nk, block, D).index_add_(2, row.idx[0],
+                                                        g.unflatten(2, (c, block)))
+        else:
+            s = torch.einsum("bhnd,bhmd->bhnm", q_i * scale, k_sel)
+            lse_i = lse[:, :, rows].to(ct)
+            lse_i = lse_i.masked_fill(lse_i == float("-inf"), float("inf"))
+            p = s.sub_(lse_i[..., None]).exp_()
+            if row.allowed is not None:
+                p.masked_fill_(~row.allowed, 0.0)
+            dp = torch.einsum("bhnd,bhmd->bhnm", do_i, v_sel)
+            if dropout_p > 0:
+                keep = row.keep(seed, dropout_p, B, H) / (1.0 - dropout_p)
+                p_drop, dp = p * keep, dp.mul_(keep)
+            else:
+                p_drop = p
+            delta = (do_i * o_i).sum(-1, keepdim=True)
+            ds = dp.sub_(delta).mul_(p)
+            dq_i = torch.einsum("bhnm,bhmd->bhnd", ds, k_sel) * scale
+            dv_new = torch.einsum("bhnm,bhnd->bhmd", p_drop, do_i)
+            dk_new = torch.einsum("bhnm,bhnd->bhmd", ds, q_i) * scale
+            dv_blocks.index_add_(1, row.slots, dv_new.reshape(B, H * c, block, D))
+            dk_blocks.index_add_(1, row.slots, dk_new.reshape(B, H * c, block, D))
+        dq[:, :, rows] = dq_i
 
     def fold(blocks):  # (B, H*nk, block, D) -> (B, H_kv, Nk, D), summing each GQA group
         x = blocks.view(B, H, nk * block, D)[:, :, :Nk]
@@ -362,16 +437,24 @@ def _masks_nothing(layout: Layout) -> bool:
     return layout._torch_masks_nothing
 
 
+def _cpu_flash_usable(q: torch.Tensor, key_padding, dropout_p: float) -> bool:
+    """Whether the call allows ATen's CPU flash kernel at all (for the whole layout, see
+    :func:`cpu_dense_applies`, or for single rows, see :func:`_fused_rows`): CPU tensors in
+    float32, bfloat16 or float16, no dropout, no key padding (neither of which the kernel
+    applies as this library does), and the private ATen ops present."""
+    return (q.device.type == "cpu" and q.dtype in _CPU_FLASH_DTYPES and dropout_p == 0
+            and key_padding is None and _CPU_FLASH_FORWARD is not None
+            and _CPU_FLASH_BACKWARD is not None)
+
+
 def cpu_dense_applies(q: torch.Tensor, layout: Layout, key_padding=None,
                       dropout_p: float = 0.0) -> bool:
     """Whether :func:`cpu_dense_forward` / :func:`cpu_dense_backward` compute what
-    ``block_forward`` / ``block_backward`` would for these arguments: CPU tensors in
-    float32, bfloat16 or float16, no dropout, no key padding, a layout that masks nothing
-    (:func:`_masks_nothing`), and the private ATen ops present. Cheap checks first: the
-    layout's is computed once and cached."""
-    return (q.device.type == "cpu" and q.dtype in _CPU_FLASH_DTYPES and dropout_p == 0
-            and key_padding is None and _CPU_FLASH_FORWARD is not None
-            and _CPU_FLASH_BACKWARD is not None and _masks_nothing(layout))
+    ``block_forward`` / ``block_backward`` would for these arguments: the call allows the
+    kernel (:func:`_cpu_flash_usable`) and the layout masks nothing
+    (:func:`_masks_nothing`). Cheap checks first: the layout's is computed once and
+    cached."""
+    return _cpu_flash_usable(q, key_padding, dropout_p) and _masks_nothing(layout)
 
 
 def _unit_stride(x: torch.Tensor) -> torch.Tensor:
@@ -388,6 +471,16 @@ def _kv_for_query_heads(x: torch.Tensor, heads: int) -> torch.Tensor:
     return _unit_stride(x) if group == 1 else x.repeat_interleave(group, 1)
 
 
+def _scaled_query(q: torch.Tensor, scale: float) -> Tuple[torch.Tensor, float]:
+    """``(q for the kernel, the scale to give it)``. float32 q is scaled here and the kernel
+    given 1, as for block_forward's fused rows: the kernel's own scaling made dV's error 10x
+    the loop's at scale 100 (logits ~3000). Half-precision q keeps the kernel's scaling,
+    which happens in float32, instead of rounding ``q * scale`` to 8 or 11 bits."""
+    if q.dtype == torch.float32:
+        return _unit_stride(q * scale), 1.0
+    return _unit_stride(q), scale
+
+
 def cpu_dense_forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float
                       ) -> Tuple[torch.Tensor, torch.Tensor]:
     """Unmasked attention through ATen's CPU flash kernel, for when
@@ -397,8 +490,9 @@ def cpu_dense_forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: 
     like ``block_forward``'s; the lse is the natural-log log-sum-exp of the scaled scores,
     which :func:`cpu_dense_backward` (and ``block_backward``) take back."""
     H = q.shape[1]
-    out, lse = _CPU_FLASH_FORWARD(_unit_stride(q), _kv_for_query_heads(k, H),
-                                  _kv_for_query_heads(v, H), 0.0, False, scale=scale)
+    q_in, kernel_scale = _scaled_query(q, scale)
+    out, lse = _CPU_FLASH_FORWARD(q_in, _kv_for_query_heads(k, H),
+                                  _kv_for_query_heads(v, H), 0.0, False, scale=kernel_scale)
     # The kernel's lse is float32 (its accumulation type, for half inputs too) laid out
     # (B, N, H) in memory: made the (B, H, N) contiguous tensor attention() returns.
     return out.contiguous(), lse.to(torch.float32).contiguous()
@@ -411,9 +505,12 @@ def cpu_dense_backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: to
     there). Returns contiguous (dq, dk, dv) in the inputs' dtype; dk, dv ``(B, Hkv, Nk, D)``
     summed over each GQA group."""
     H, h_kv = q.shape[1], k.shape[1]
+    q_in, kernel_scale = _scaled_query(q, scale)
     dq, dk, dv = _CPU_FLASH_BACKWARD(
-        _unit_stride(do), _unit_stride(q), _kv_for_query_heads(k, H),
-        _kv_for_query_heads(v, H), _unit_stride(o), lse, 0.0, False, scale=scale)
+        _unit_stride(do), q_in, _kv_for_query_heads(k, H),
+        _kv_for_query_heads(v, H), _unit_stride(o), lse, 0.0, False, scale=kernel_scale)
+    if kernel_scale != scale:
+        dq = dq * scale  # the kernel's dq is the gradient for q * scale
 
     def fold(g, like):  # (B, H, Nk, D) -> (B, Hkv, Nk, D), summed in float32 per group
         if h_kv == H:

@@ -1,9 +1,12 @@
-"""The torch backend's CPU shortcut for layouts that mask nothing (``reference.cpu_dense_*``,
-ATen's fused flash attention for the CPU): taken exactly when it may be, and it computes
-what the block loop computes, checked against the block loop run in float64.
+"""The torch backend's CPU shortcuts through ATen's fused flash attention for the CPU: for
+a layout that masks nothing (``reference.cpu_dense_*``), and inside the block loop for each
+query-block row that needs no element mask (``reference._fused_rows``). Each is taken
+exactly when it may be, and computes what the block loop computes, checked against the
+block loop run in float64.
 
-The shortcut is spied on through the two private ops it calls (module attributes of
-``sparseflash.reference``), so a test sees which path each call took.
+The shortcuts are spied on through the two private ops they call (module attributes of
+``sparseflash.reference``), so a test sees which path each call took: the whole sequence
+at once (the dense shortcut) or one query block's rows and the keys it reads (per row).
 """
 
 import warnings
@@ -28,17 +31,28 @@ def make_qkv(B, Hq, Hkv, N, Nk, D, dtype=torch.float32, seed=0):
     return q, k, v, do
 
 
+class _Calls(dict):
+    """{"forward": n, "backward": n}: the calls of the two private ops; ``log`` lists
+    (op, queries, keys) per call, the lengths of the q and k it was given."""
+
+    def __init__(self):
+        super().__init__(forward=0, backward=0)
+        self.log = []
+
+
 @pytest.fixture
 def calls(monkeypatch):
-    """Counts the calls of the two private ops: {"forward": n, "backward": n}."""
-    counts = {"forward": 0, "backward": 0}
+    """Spies on the two private ops, see :class:`_Calls`."""
+    counts = _Calls()
 
     def spy(name, op):
         if op is None:  # a torch without the op: leave it missing
             return None
+        first = 0 if name == "forward" else 1  # backward(grad_out, q, k, v, ...)
 
         def wrapper(*args, **kwargs):
             counts[name] += 1
+            counts.log.append((name, args[first].shape[2], args[first + 1].shape[2]))
             return op(*args, **kwargs)
         return wrapper
 
@@ -178,25 +192,142 @@ def _trailing_padding(B, Nk):
     return kpm
 
 
-NOT_TAKEN = {  # name: (layout, attention() keywords)
-    "dropout": ("dense", dict(dropout_p=0.1)),
-    "padding": ("dense", dict(key_padding_mask=_trailing_padding(2, 130))),
+NO_KERNEL = {  # name: attention() keywords with which neither shortcut may run
+    "dropout": dict(dropout_p=0.1),
+    "padding": dict(key_padding_mask=_trailing_padding(2, 130)),
     # Padding that pads nothing would be safe, but a mask is not inspected per call.
-    "all-false padding": ("dense", dict(key_padding_mask=torch.zeros(2, 130,
-                                                                     dtype=torch.bool))),
-    "causal": ("causal", {}),
-    "local(1)": ("local(1)", {}),
-    "one head not dense": ("per_head(dense, local(0))", {}),
-    "dense minus causal": ("dense - causal", {}),
+    "all-false padding": dict(key_padding_mask=torch.zeros(2, 130, dtype=torch.bool)),
 }
 
 
-@pytest.mark.parametrize("name", list(NOT_TAKEN))
-def test_block_loop_when_something_is_masked_or_dropped(calls, name):
-    pattern, kw = NOT_TAKEN[name]
+@pytest.mark.parametrize("pattern", ["dense", "local(1) | global(1)"])
+@pytest.mark.parametrize("name", list(NO_KERNEL))
+def test_block_loop_for_every_row_with_dropout_or_padding(calls, name, pattern):
     q, k, v, do = make_qkv(2, 2, 2, 97, 130, 40)
     torch.manual_seed(0)
-    library(q, k, v, do, pattern, block=32, **kw)
+    library(q, k, v, do, pattern, block=32, **NO_KERNEL[name])
+    assert calls == {"forward": 0, "backward": 0}
+
+
+@pytest.mark.parametrize("pattern", ["causal", "local(1)", "per_head(dense, local(0))",
+                                     "dense - causal"])
+def test_no_dense_shortcut_when_something_is_masked(calls, pattern):
+    """A layout that masks something: no call over the whole sequence (97 queries), only
+    (some of) its query-block rows of 32 through the per-row path."""
+    q, k, v, do = make_qkv(2, 2, 2, 97, 130, 40)
+    library(q, k, v, do, pattern, block=32)
+    assert all(queries <= 32 for _, queries, _ in calls.log), calls.log
+
+
+# ----------------------------------------------------------------------------- per row
+# reference._fused_rows for N = 97, Nk = 130 (key blocks 0-4, block 4 ragged: 2 of its 32
+# keys exist), block 32, two heads: the keys ATen's kernel reads per query-block row, None
+# where the row takes the materialising loop.
+FUSED_ROWS = {
+    "local(1) | global(1)": [130, 96, 128, 98],  # every row; 0 and 3 end in the ragged block
+    "butterfly": [98, 96, 96, 96],
+    "local(1)": [64, 96, 96, 66],
+    "causal": [None] * 4,                        # each row holds a causal diagonal block
+    "causal | global(1)": [130, None, None, None],  # the global row: no diagonal mask
+    "dense - causal": [None] * 4,                # an anti-causal block in every row
+    "per_head(dense, local(0))": [None] * 4,     # the heads list different blocks
+    "per_head(local(1) | global(1), local(1))": [None, 96, None, None],  # same in row 1
+}
+
+
+@pytest.mark.parametrize("pattern", list(FUSED_ROWS))
+def test_rows_that_qualify_for_the_fused_kernel(pattern):
+    layout = compile_layout(pattern, 97, kv_seq_len=130, block=32, num_heads=2)
+    assert reference._fused_rows(layout) == FUSED_ROWS[pattern]
+    assert reference._fused_rows(layout) is reference._fused_rows(layout)  # cached
+
+
+def test_a_ragged_block_inside_a_row_takes_the_loop():
+    """The ragged last key block listed before another block (its keys past Nk cannot be
+    cut off the end of the gathered keys): that row takes the loop, and is right."""
+    N, Nk, block, nq, nk = 97, 130, 32, 4, 5
+    full = torch.tensor([nk - 1] + [i * nk + j for i in range(1, nq) for j in range(nk)])
+    layout = Layout(full_keys=full, partial_keys=torch.tensor([0]),
+                    partial_codes=torch.tensor([reference.CODE_BOUNDS], dtype=torch.int8),
+                    num_heads=1, seq_len=N, kv_seq_len=Nk, block=block)
+    assert reference._row_lists(layout)[0][0].tolist() == [[nk - 1, 0]]
+    assert reference._fused_rows(layout) == [None, 130, 130, 130]
+    q, k, v, do = make_qkv(2, 2, 2, N, Nk, 24)
+    out, lse = reference.block_forward(q, k, v, layout, 0.3)
+    res = (out, lse) + reference.block_backward(do, q, k, v, out, lse, layout, 0.3)
+    assert_matches(res, block_loop_float64(q, k, v, do, layout, 0.3), rel=1e-5)
+
+
+PER_ROW_CASES = [  # (B, Hq, Hkv, N, Nk, D, layout, block, scale)
+    (2, 2, 2, 97, 130, 40, "local(1) | global(1)", 32, None),
+    (2, 4, 2, 97, 130, 40, "butterfly", 32, 0.3),                  # GQA, scale
+    (2, 2, 2, 97, 130, 40, "causal", 32, None),                    # no row qualifies
+    (1, 4, 1, 97, 130, 40, "causal | global(1)", 32, 0.7),         # MQA, one row of four
+    (2, 2, 2, 97, 130, 40, "per_head(local(1) | global(1), local(1))", 32, None),
+    (2, 2, 2, 128, 128, 24, "local(1) | global(1)", 16, None),    # no ragged key block
+]
+
+
+@needs_ops
+@pytest.mark.parametrize("case", PER_ROW_CASES,
+                         ids=[f"{c[6]}-{c[3]}x{c[4]}-h{c[1]}/{c[2]}" for c in PER_ROW_CASES])
+def test_per_row_kernel_taken_and_matches_float64_block_loop(calls, case):
+    """Each qualifying row, and only those, through ATen's kernel in the forward and the
+    backward, reading its own keys (ragged ones cut off); the results, with the other rows
+    from the loop, as the float64 loop's."""
+    B, Hq, Hkv, N, Nk, D, pattern, block, scale = case
+    q, k, v, do = make_qkv(B, Hq, Hkv, N, Nk, D)
+    layout = compile_layout(pattern, N, kv_seq_len=Nk, block=block, num_heads=Hq)
+    res = library(q, k, v, do, layout, scale=scale)
+    fused = reference._fused_rows(layout)
+    if (N, Nk, block) == (97, 130, 32):
+        assert fused == FUSED_ROWS[pattern]
+    rows = [(min(block, N - i * block), keys) for i, keys in enumerate(fused) if keys]
+    assert calls.log == [("forward",) + r for r in rows] + [("backward",) + r for r in rows]
+    assert all(x.is_contiguous() for x in res)
+    gold = block_loop_float64(q, k, v, do, layout, D ** -0.5 if scale is None else scale)
+    assert_matches(res, gold, rel=1e-5)
+
+
+@needs_ops
+@pytest.mark.parametrize("dtype,rel", [(torch.bfloat16, 2e-2), (torch.float16, 3e-3)])
+def test_per_row_kernel_half_inputs(calls, dtype, rel):
+    q, k, v, do = make_qkv(2, 4, 2, 97, 130, 40, dtype=dtype)
+    layout = compile_layout("causal | global(1)", 97, kv_seq_len=130, block=32)
+    res = library(q, k, v, do, layout, scale=0.3)
+    assert calls == {"forward": 1, "backward": 1}
+    assert all(x.dtype == dtype for i, x in enumerate(res) if i != 1)
+    assert res[1].dtype == torch.float32
+    assert_matches(res, block_loop_float64(q, k, v, do, layout, 0.3), rel=rel)
+
+
+@needs_ops
+@pytest.mark.parametrize("fused_in", ["forward", "backward"])
+def test_per_row_kernel_and_loop_take_each_others_lse(calls, monkeypatch, fused_in):
+    """The loop's lse and the kernel's are the same (natural log, float32): a forward by
+    one and a backward by the other give the float64 loop's results."""
+    q, k, v, do = make_qkv(2, 2, 2, 97, 130, 40)
+    layout = compile_layout("local(1) | global(1)", 97, kv_seq_len=130, block=32)
+
+    def run(fn, *args, fused):
+        with monkeypatch.context() as m:
+            if not fused:  # without the op, every row takes the loop
+                m.setattr(reference, "_CPU_FLASH_FORWARD", None)
+            return fn(*args, layout, 0.3)
+    out, lse = run(reference.block_forward, q, k, v, fused=fused_in == "forward")
+    grads = run(reference.block_backward, do, q, k, v, out, lse,
+                fused=fused_in == "backward")
+    assert calls == {"forward": 4 * (fused_in == "forward"),
+                     "backward": 4 * (fused_in == "backward")}
+    assert_matches((out, lse) + grads, block_loop_float64(q, k, v, do, layout, 0.3),
+                   rel=1e-5)
+
+
+def test_block_loop_for_every_row_in_float64(calls):
+    q, k, v, do = make_qkv(1, 2, 2, 97, 130, 40, dtype=torch.float64)
+    layout = compile_layout("local(1) | global(1)", 97, kv_seq_len=130, block=32)
+    out, lse = reference.block_forward(q, k, v, layout, 0.3)
+    reference.block_backward(do, q, k, v, out, lse, layout, 0.3)
     assert calls == {"forward": 0, "backward": 0}
 
 
@@ -255,3 +386,35 @@ def test_block_loop_gathers_views_and_copies_alike(pattern):
         runs += run is not None
     if pattern in ("dense", "local(1) | global(1)"):
         assert runs > 0
+
+
+@needs_ops
+def test_per_row_kernel_at_large_logits(calls, monkeypatch):
+    """scale=100 (logits ~3000): the per-row kernel is as accurate as the float32 loop (q
+    is scaled before the kernel, which is given scale 1; its own scaling rounds q.k first
+    and made dV's error 10x the loop's)."""
+    q, k, v, do = make_qkv(1, 2, 2, 70, 70, 64, seed=17)
+    layout = compile_layout("causal | global(1)", 70, block=32)
+    fused = library(q, k, v, do, layout, scale=100.0)
+    assert calls == {"forward": 1, "backward": 1}  # row 0 of 3
+    gold = block_loop_float64(q, k, v, do, layout, 100.0)
+    monkeypatch.setattr(reference, "_CPU_FLASH_FORWARD", None)  # every row by the loop
+    loop = library(q, k, v, do, layout, scale=100.0)
+    for name, a, b, g in zip(("out", "lse", "dq", "dk", "dv"), fused, loop, gold):
+        err, loop_err = ((x.double() - g).abs().max().item() for x in (a, b))
+        assert err <= 1.5 * loop_err + 1e-6, f"{name}: {err:.2e} vs the loop's {loop_err:.2e}"
+
+
+def test_dense_kernel_at_large_logits(calls, monkeypatch):
+    """The dense shortcut at scale=100: as accurate as the float32 loop (q pre-scaled, as
+    for the per-row kernel above)."""
+    q, k, v, do = make_qkv(1, 2, 2, 70, 70, 64, seed=17)
+    layout = compile_layout("dense", 70, block=32)
+    fast = library(q, k, v, do, layout, scale=100.0)
+    assert calls == {"forward": 1, "backward": 1}
+    gold = block_loop_float64(q, k, v, do, layout, 100.0)
+    monkeypatch.setattr(reference, "_CPU_FLASH_FORWARD", None)  # the loop, row by row
+    loop = library(q, k, v, do, layout, scale=100.0)
+    for name, a, b, g in zip(("out", "lse", "dq", "dk", "dv"), fast, loop, gold):
+        err, loop_err = ((x.double() - g).abs().max().item() for x in (a, b))
+        assert err <= 1.5 * loop_err + 1e-6, f"{name}: {err:.2e} vs the loop's {loop_err:.2e}"
