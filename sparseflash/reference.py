@@ -34,6 +34,12 @@ _PHILOX_ROUND_A, _PHILOX_ROUND_B = 0xD2511F53, 0xCD9E8D57
 _FULL_CODE = 3  # in the merged per-row lists below: a full block
 
 
+def _masks_no_key(code: torch.Tensor) -> torch.Tensor:
+    """Elementwise on block codes: the block masks no key that exists (full, or partial
+    only by ``k < kv_seq_len``, the ragged last key block)."""
+    return (code == _FULL_CODE) | (code == CODE_BOUNDS)
+
+
 # ----------------------------------------------------------------------------- dropout RNG
 def _mul32(a: int, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
     """(high, low) 32-bit halves of the 64-bit product of the constant ``a`` and uint32s
@@ -200,7 +206,7 @@ def _fused_rows(layout: Layout) -> List[Optional[int]]:
     fused: List[Optional[int]] = []
     for idx, code, _ in _row_lists(layout):
         keys = idx.shape[1] * block
-        if (keys == 0 or not bool(((code == _FULL_CODE) | (code == CODE_BOUNDS)).all())
+        if (keys == 0 or not bool(_masks_no_key(code).all())
                 or not bool((idx == idx[:1]).all())):
             fused.append(None)
         elif missing and int(idx[0, -1]) == last:
@@ -259,14 +265,14 @@ class _RowContext:
         # Most rows of most layouts are full blocks inside the sequence with no padding:
         # then nothing is masked, and building and applying a mask is a large share of the
         # CPU time. Decided on the CPU lists, so a GPU run does not sync per row.
-        unmasked = (bool(((code == _FULL_CODE) | (code == CODE_BOUNDS)).all())
+        unmasked = (bool(_masks_no_key(code).all())
                     and (int(idx.max()) + 1) * block <= Nk and key_padding is None)
         if unmasked:
             self.allowed = None
             return
         code_k = code.to(device).repeat_interleave(block, 1)  # (H, c*block)
         causal = self.q_pos[None, :, None] >= k_pos[:, None, :]  # (H, bq, c*block)
-        ok = ((code_k == _FULL_CODE) | (code_k == CODE_BOUNDS))[:, None, :] \
+        ok = _masks_no_key(code_k)[:, None, :] \
             | ((code_k == CODE_CAUSAL)[:, None, :] & causal) \
             | ((code_k == CODE_ANTICAUSAL)[:, None, :] & ~causal)
         ok = ok & (k_pos < Nk)[:, None, :]
@@ -422,19 +428,11 @@ _CPU_FLASH_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
 
 
 def _masks_nothing(layout: Layout) -> bool:
-    """True when every query may attend to every key: each block of the ``(H, nq, nk)``
-    grid is on, and each is full or partial with the bounds mask only (``k < kv_seq_len``,
-    the ragged last key block), which masks no key that exists. Read from the CSR tables
-    once per layout."""
-    cached = getattr(layout, "_torch_masks_nothing", None)
-    if cached is not None:
-        return cached
-    full_offsets, _, partial_offsets, _, partial_codes = \
-        [t.cpu() for t in layout.kernel_tables()[:5]]
-    on = int(full_offsets[-1]) + int(partial_offsets[-1])  # on blocks, over all heads
-    everywhere = on == layout.num_heads * layout.num_q_blocks * layout.num_kv_blocks
-    layout._torch_masks_nothing = everywhere and bool((partial_codes == CODE_BOUNDS).all())
-    return layout._torch_masks_nothing
+    """True when every query may attend to every key: every query-block row qualifies for
+    the fused kernel (:func:`_fused_rows`) and reads all ``kv_seq_len`` keys, i.e. lists
+    every key block in every head, each full or with the bounds mask only (the ragged last
+    key block, which masks no key that exists)."""
+    return all(keys == layout.kv_seq_len for keys in _fused_rows(layout))
 
 
 def _cpu_flash_usable(q: torch.Tensor, key_padding, dropout_p: float) -> bool:
@@ -452,8 +450,8 @@ def cpu_dense_applies(q: torch.Tensor, layout: Layout, key_padding=None,
     """Whether :func:`cpu_dense_forward` / :func:`cpu_dense_backward` compute what
     ``block_forward`` / ``block_backward`` would for these arguments: the call allows the
     kernel (:func:`_cpu_flash_usable`) and the layout masks nothing
-    (:func:`_masks_nothing`). Cheap checks first: the layout's is computed once and
-    cached."""
+    (:func:`_masks_nothing`). Cheap checks first: the layout's rests on a per-layout
+    cache."""
     return _cpu_flash_usable(q, key_padding, dropout_p) and _masks_nothing(layout)
 
 
