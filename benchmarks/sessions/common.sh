@@ -26,6 +26,15 @@ step() {
     echo "== $(date +%T) $name exit $rc" | tee -a "$LOGS/$name.log"
 }
 
+# pathfinder32_data: build the Pathfinder-32 splits once into $WORK/data, before the runs
+# that share them start (the cache is read-only once written).
+pathfinder32_data() {
+    step data python -c "
+from benchmarks.lra import configs, train
+train.load_data(configs.get_config('pathfinder32', 'full'), data_dir='$WORK/data', progress=False,
+                device=__import__('torch').device('cuda'))"
+}
+
 pack() {
     nvidia-smi >"$LOGS/nvidia-smi.txt" 2>&1
     tar -czf "$OUT/session.tar.gz" -C "$WORK" results logs ${EXTRA:-}

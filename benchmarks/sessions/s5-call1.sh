@@ -16,10 +16,7 @@ SIN=(--set positional=sincos2d)
 AUG=(--set augment=dihedral)
 
 # One data build, shared by the eight runs (the cache is read-only once written).
-step data python -c "
-from benchmarks.lra import configs, train
-train.load_data(configs.get_config('pathfinder32', 'full'), data_dir='$WORK/data', progress=False,
-                device=__import__('torch').device('cuda'))"
+pathfinder32_data
 MIN=$(python -c "print(round(($(left) - 40) / 60, 1))")  # leave time to pack
 
 run() {  # run GPU TAG ARGS...

@@ -30,10 +30,7 @@ run() {  # run GPU TAG ARGS...: train until END
  while [ ! -e $WORK/data-ready ]; do sleep 2; done
  run 0 h1-aug "${NYS[@]}" "${AUG[@]}" --set num_heads=1
  wait) &
-step data python -c "
-from benchmarks.lra import configs, train
-train.load_data(configs.get_config('pathfinder32', 'full'), data_dir='$WORK/data', progress=False,
-                device=__import__('torch').device('cuda'))"
+pathfinder32_data
 touch $WORK/data-ready
 run 1 h1              "${NYS[@]}" --set num_heads=1
 run 1 h1-sin-aug-lr3  "${LRA_LR[@]}" "${SIN[@]}" "${AUG[@]}" --set num_heads=1

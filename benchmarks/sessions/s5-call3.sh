@@ -8,10 +8,7 @@ LRA="python -m benchmarks.lra --config full --no-progress --out-dir $RES --data-
 NYS=(--task pathfinder32 --set num_layers=2 --set lr=1e-4 --set batch_size=256
      --set eval_batch_size=256 --set steps=62400 --set warmup_steps=312 --set schedule=linear
      --set eval_interval=624 --set checkpoint_interval=624)
-step data python -c "
-from benchmarks.lra import configs, train
-train.load_data(configs.get_config('pathfinder32', 'full'), data_dir='$WORK/data', progress=False,
-                device=__import__('torch').device('cuda'))"
+pathfinder32_data
 MIN=$(python -c "print(round(($(left) - 40) / 60, 2))")
 step pf-emb1-aug $LRA "${NYS[@]}" --set augment=dihedral --set embed_std=1.0 --tag emb1-aug \
     --resume .carry/lra-pathfinder32-full-emb1-aug-NVIDIA-H200.pt --max-minutes $MIN &
