@@ -16,7 +16,8 @@ log-sum-exp; dropout regenerates the same keep-mask from the Philox seed.
 import triton
 import triton.language as tl
 
-from .common import dropout_keep, mma, scheduled_program, tile_mask, walk_ends
+from .common import (dropout_keep, head_dim_mask, mma, scheduled_program, tile_mask,
+                     walk_ends)
 
 
 @triton.jit(do_not_specialize=["N"])
@@ -46,28 +47,41 @@ def delta_kernel(DO, O, DELTA,
 
 
 @triton.jit
-def _probabilities(q, k, offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, lse2, qk_scale,
-                   PARTIAL: tl.constexpr, HAS_PADDING: tl.constexpr, PRECISION: tl.constexpr):
-    """P (BLOCK_M, BLOCK_N) in float32, recomputed; k is the transposed tile (D, BLOCK_N)."""
-    s = mma(q, k, PRECISION) * qk_scale
-    p = tl.math.exp2(s - lse2[:, None])
+def _probabilities(s, offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, lse2, qk_scale,
+                   PARTIAL: tl.constexpr, HAS_PADDING: tl.constexpr, KEY_MAJOR: tl.constexpr):
+    """P in float32, recomputed from the raw scores ``s`` (BLOCK_M, BLOCK_N), or their
+    transpose (BLOCK_N, BLOCK_M) when ``KEY_MAJOR``. Scale and shift compile to one FMA
+    per score (Triton fuses a multiply and an add by default)."""
+    if KEY_MAJOR:
+        p = tl.math.exp2(s * qk_scale - lse2[None, :])
+    else:
+        p = tl.math.exp2(s * qk_scale - lse2[:, None])
     if PARTIAL or HAS_PADDING:
-        keep = tile_mask(offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, PARTIAL, HAS_PADDING)
+        keep = tile_mask(offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, PARTIAL, HAS_PADDING,
+                         KEY_MAJOR)
         p = tl.where(keep, p, 0.0)
     return p
 
 
 @triton.jit
-def _dkdv_tile(dk, dv, k_t, v_t, Q, DO, LSE, DELTA, start_m, start_n, offs_d, code, b, bh,
+def _dkdv_tile(dk, dv, k, v, Q, DO, LSE, DELTA, start_m, start_n, offs_d, code, b, bh,
                N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
                qk_scale, seed, dropout_p, keep_threshold,
                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, PARTIAL: tl.constexpr,
                HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
-               PRECISION: tl.constexpr):
+               PRECISION: tl.constexpr, EVEN_D: tl.constexpr, KEY_MAJOR: tl.constexpr):
+    """One query tile's contribution to this program's dK and dV (BLOCK_N, BLOCK_D).
+
+    With ``KEY_MAJOR`` it works on the transposed scores S^T = k q^T (BLOCK_N, BLOCK_M):
+    P^T and dS^T then come out of an MMA in the register layout that the next MMA
+    (dV += P^T dO, dK += dS^T q) takes as its left operand, where S = q k^T would need P
+    and dP transposed through shared memory. Without it, S sums its products in the order
+    the forward did, which float32 inputs need: at logits in the thousands one ulp of S
+    moves P by ~1e-4, and P must agree with the forward's lse (benchmarks/NOTES.md, v8)."""
     offs_m = start_m + tl.arange(0, BLOCK_M)
     offs_n = start_n + tl.arange(0, BLOCK_N)
     m_ok = offs_m < N
-    d_ok = offs_d < D
+    d_ok = head_dim_mask(offs_d, D, EVEN_D)
     q = tl.load(Q + offs_m[:, None] * stride_qn + offs_d[None, :] * stride_qd,
                 mask=m_ok[:, None] & d_ok[None, :], other=0.0)
     do = tl.load(DO + offs_m[:, None] * stride_don + offs_d[None, :] * stride_dod,
@@ -76,19 +90,26 @@ def _dkdv_tile(dk, dv, k_t, v_t, Q, DO, LSE, DELTA, start_m, start_n, offs_d, co
     # Rows with no key (lse = -inf) and rows past N get P = 0.
     lse2 = tl.where(lse == float("-inf"), float("inf"), lse)
     delta = tl.load(DELTA + offs_m, mask=m_ok, other=0.0)
-    p = _probabilities(q, k_t, offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, lse2, qk_scale,
-                       PARTIAL, HAS_PADDING, PRECISION)
-    dp = mma(do, v_t, PRECISION)
+    if KEY_MAJOR:   # k, v: (BLOCK_N, BLOCK_D)
+        p_t = _probabilities(mma(k, tl.trans(q), PRECISION), offs_m, offs_n, code, b, Nk,
+                             KPM, stride_kpm_b, lse2, qk_scale, PARTIAL, HAS_PADDING, True)
+        dp_t = mma(v, tl.trans(do), PRECISION)
+    else:           # k, v: (BLOCK_D, BLOCK_N), as the forward reads K
+        p_t = tl.trans(_probabilities(mma(q, k, PRECISION), offs_m, offs_n, code, b, Nk, KPM,
+                                      stride_kpm_b, lse2, qk_scale, PARTIAL, HAS_PADDING,
+                                      False))
+        dp_t = tl.trans(mma(do, v, PRECISION))
     if HAS_DROPOUT:
-        keep = dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, keep_threshold)
+        keep = tl.trans(dropout_keep(seed, bh, offs_m, start_n, BLOCK_N,
+                                     keep_threshold).to(tl.int8)) != 0
         scale_keep = 1.0 / (1.0 - dropout_p)
-        p_drop = tl.where(keep, p * scale_keep, 0.0)
-        dp = tl.where(keep, dp * scale_keep, 0.0)
+        p_drop = tl.where(keep, p_t * scale_keep, 0.0)
+        dp_t = tl.where(keep, dp_t * scale_keep, 0.0)
     else:
-        p_drop = p
-    dv += mma(tl.trans(p_drop.to(do.dtype)), do, PRECISION)
-    ds = p * (dp - delta[:, None])
-    dk += mma(tl.trans(ds.to(q.dtype)), q, PRECISION)
+        p_drop = p_t
+    dv = mma(p_drop.to(do.dtype), do, PRECISION, dv)
+    ds_t = p_t * (dp_t - delta[None, :])
+    dk = mma(ds_t.to(q.dtype), q, PRECISION, dk)
     return dk, dv
 
 
@@ -109,7 +130,8 @@ def attention_dkdv_kernel(
         H, H_KV, N, Nk, D, NUM_KV_BLOCKS, LAYOUT_HEADS, GROUP, SCHED_HEADS, WS_SLOTS,
         LENGTH_CLASS, LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
         BLOCK_D: tl.constexpr, HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
-        SCHEDULED: tl.constexpr, PRECISION: tl.constexpr):
+        SCHEDULED: tl.constexpr, PRECISION: tl.constexpr, EVEN_D: tl.constexpr,
+        KEY_MAJOR: tl.constexpr):
     # SCHEDULED: the column schedule (longest first, long columns split, partial dK/dV to
     # the workspace) applies when every query head of a GQA group reads the same column,
     # i.e. a broadcast layout (SCHED_HEADS = 1) or no grouping (SCHED_HEADS = H_KV = H).
@@ -128,7 +150,7 @@ def attention_dkdv_kernel(
     offs_n = start_n + tl.arange(0, BLOCK_N)
     offs_d = tl.arange(0, BLOCK_D)
     n_ok = offs_n < Nk
-    d_ok = offs_d < D
+    d_ok = head_dim_mask(offs_d, D, EVEN_D)
 
     dk = tl.zeros((BLOCK_N, BLOCK_D), tl.float32)
     dv = tl.zeros((BLOCK_N, BLOCK_D), tl.float32)
@@ -139,11 +161,18 @@ def attention_dkdv_kernel(
     if active:
         K += b.to(tl.int64) * stride_kb + kv_h.to(tl.int64) * stride_kh
         V += b.to(tl.int64) * stride_vb + kv_h.to(tl.int64) * stride_vh
-        # Transposed tiles (D, BLOCK_N) so that S = q @ k_t and dP = dO @ v_t.
-        k_t = tl.load(K + offs_n[None, :] * stride_kn + offs_d[:, None] * stride_kd,
-                      mask=d_ok[:, None] & n_ok[None, :], other=0.0)
-        v_t = tl.load(V + offs_n[None, :] * stride_vn + offs_d[:, None] * stride_vd,
-                      mask=d_ok[:, None] & n_ok[None, :], other=0.0)
+        # (BLOCK_N, D) tiles for S^T = k q^T and dP^T = v dO^T, or (D, BLOCK_N) ones for
+        # S = q k and dP = dO v (see _dkdv_tile).
+        if KEY_MAJOR:
+            k = tl.load(K + offs_n[:, None] * stride_kn + offs_d[None, :] * stride_kd,
+                        mask=n_ok[:, None] & d_ok[None, :], other=0.0)
+            v = tl.load(V + offs_n[:, None] * stride_vn + offs_d[None, :] * stride_vd,
+                        mask=n_ok[:, None] & d_ok[None, :], other=0.0)
+        else:
+            k = tl.load(K + offs_n[None, :] * stride_kn + offs_d[:, None] * stride_kd,
+                        mask=d_ok[:, None] & n_ok[None, :], other=0.0)
+            v = tl.load(V + offs_n[None, :] * stride_vn + offs_d[:, None] * stride_vd,
+                        mask=d_ok[:, None] & n_ok[None, :], other=0.0)
         SUBTILES: tl.constexpr = LAYOUT_BLOCK // BLOCK_M
         for g in range(GROUP):
             h = kv_h * GROUP + g
@@ -162,20 +191,20 @@ def attention_dkdv_kernel(
             for t in range(full_start * SUBTILES, full_end * SUBTILES):
                 qb = tl.load(FULL_IDX + t // SUBTILES)
                 dk, dv = _dkdv_tile(
-                    dk, dv, k_t, v_t, Qh, DOh, LSEh, DELTAh,
+                    dk, dv, k, v, Qh, DOh, LSEh, DELTAh,
                     qb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_M, start_n, offs_d, 0, b, bh, N,
                     Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
                     qk_scale, seed, dropout_p, keep_threshold, BLOCK_M, BLOCK_N, False,
-                    HAS_PADDING, HAS_DROPOUT, PRECISION)
+                    HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, KEY_MAJOR)
             for t in range(part_start * SUBTILES, part_end * SUBTILES):
                 qb = tl.load(PART_IDX + t // SUBTILES)
                 code = tl.load(PART_CODE + t // SUBTILES)
                 dk, dv = _dkdv_tile(
-                    dk, dv, k_t, v_t, Qh, DOh, LSEh, DELTAh,
+                    dk, dv, k, v, Qh, DOh, LSEh, DELTAh,
                     qb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_M, start_n, offs_d, code, b, bh,
                     N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
                     qk_scale, seed, dropout_p, keep_threshold, BLOCK_M, BLOCK_N, True,
-                    HAS_PADDING, HAS_DROPOUT, PRECISION)
+                    HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, KEY_MAJOR)
 
     dk = dk * sm_scale
     out_mask = n_ok[:, None] & d_ok[None, :]
@@ -201,23 +230,26 @@ def attention_dkdv_kernel(
 def _dq_tile(dq, q, do, lse2, delta, K, V, start_n, offs_m, offs_d, code, b, bh, Nk, D,
              stride_kn, stride_kd, stride_vn, stride_vd, KPM, stride_kpm_b, qk_scale, seed,
              dropout_p, keep_threshold, BLOCK_N: tl.constexpr, PARTIAL: tl.constexpr,
-             HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr, PRECISION: tl.constexpr):
+             HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr, PRECISION: tl.constexpr,
+             EVEN_D: tl.constexpr):
     offs_n = start_n + tl.arange(0, BLOCK_N)
-    d_ok = offs_d < D
-    kv_ok = offs_n < Nk
+    d_ok = head_dim_mask(offs_d, D, EVEN_D)
+    if PARTIAL:
+        kv_ok = offs_n < Nk
+    else:
+        kv_ok = tl.full((BLOCK_N,), 1, tl.int1)
     k_t = tl.load(K + offs_n[None, :] * stride_kn + offs_d[:, None] * stride_kd,
                   mask=d_ok[:, None] & kv_ok[None, :], other=0.0)
     v_t = tl.load(V + offs_n[None, :] * stride_vn + offs_d[:, None] * stride_vd,
                   mask=d_ok[:, None] & kv_ok[None, :], other=0.0)
-    p = _probabilities(q, k_t, offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, lse2, qk_scale,
-                       PARTIAL, HAS_PADDING, PRECISION)
+    p = _probabilities(mma(q, k_t, PRECISION), offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b,
+                       lse2, qk_scale, PARTIAL, HAS_PADDING, False)
     dp = mma(do, v_t, PRECISION)
     if HAS_DROPOUT:
         keep = dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, keep_threshold)
         dp = tl.where(keep, dp * (1.0 / (1.0 - dropout_p)), 0.0)
     ds = p * (dp - delta[:, None])
-    dq += mma(ds.to(k_t.dtype), tl.trans(k_t), PRECISION)
-    return dq
+    return mma(ds.to(k_t.dtype), tl.trans(k_t), PRECISION, dq)
 
 
 @triton.jit(do_not_specialize=["N", "Nk", "seed", "keep_threshold", "LENGTH_CLASS"])
@@ -236,7 +268,7 @@ def attention_dq_kernel(
         H, N, Nk, D, NUM_Q_BLOCKS, LAYOUT_HEADS, GROUP, WS_SLOTS, LENGTH_CLASS,
         LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
         BLOCK_D: tl.constexpr, HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
-        PRECISION: tl.constexpr):
+        PRECISION: tl.constexpr, EVEN_D: tl.constexpr):
     # Scheduled like the forward (same entries): a split row's chunks each add their part
     # of dQ into the workspace, summed by sum_split_rows_kernel.
     entry, q_block, tile, b, h, pid_g = scheduled_program(
@@ -246,7 +278,7 @@ def attention_dq_kernel(
     offs_m = q_block * LAYOUT_BLOCK + tile * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_d = tl.arange(0, BLOCK_D)
     m_ok = offs_m < N
-    d_ok = offs_d < D
+    d_ok = head_dim_mask(offs_d, D, EVEN_D)
 
     Q += b.to(tl.int64) * stride_qb + h.to(tl.int64) * stride_qh
     DO += b.to(tl.int64) * stride_dob + h.to(tl.int64) * stride_doh
@@ -268,14 +300,14 @@ def attention_dq_kernel(
         dq = _dq_tile(dq, q, do, lse2, delta, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N,
                       offs_m, offs_d, 0, b, bh, Nk, D, stride_kn, stride_kd, stride_vn,
                       stride_vd, KPM, stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold,
-                      BLOCK_N, False, HAS_PADDING, HAS_DROPOUT, PRECISION)
+                      BLOCK_N, False, HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D)
     for t in range(tl.load(entry + 3) * SUBTILES, part_end * SUBTILES):
         kb = tl.load(PART_IDX + t // SUBTILES)
         code = tl.load(PART_CODE + t // SUBTILES)
         dq = _dq_tile(dq, q, do, lse2, delta, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N,
                       offs_m, offs_d, code, b, bh, Nk, D, stride_kn, stride_kd, stride_vn,
                       stride_vd, KPM, stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold,
-                      BLOCK_N, True, HAS_PADDING, HAS_DROPOUT, PRECISION)
+                      BLOCK_N, True, HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D)
 
     dq = dq * sm_scale
     slot = tl.load(entry + 5)

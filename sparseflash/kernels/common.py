@@ -14,22 +14,45 @@ CODE_ANTICAUSAL = tl.constexpr(2)
 
 @triton.jit
 def tile_mask(offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b,
-              PARTIAL: tl.constexpr, HAS_PADDING: tl.constexpr):
-    """bool (BLOCK_M, BLOCK_N): which scores of a tile count.
+              PARTIAL: tl.constexpr, HAS_PADDING: tl.constexpr, KEY_MAJOR: tl.constexpr = False):
+    """bool (BLOCK_M, BLOCK_N), or (BLOCK_N, BLOCK_M) when ``KEY_MAJOR``: which scores of a
+    tile count.
 
     Full blocks need only the key-padding mask (if any); partial blocks add the bounds
-    ``k < Nk`` and their causal / anti-causal element mask.
+    ``k < Nk`` and their causal / anti-causal element mask. ``KEY_MAJOR`` is the layout
+    of the dK/dV kernel, which works on transposed scores.
     """
-    keep = tl.full((offs_m.shape[0], offs_n.shape[0]), 1, tl.int1)
+    if KEY_MAJOR:
+        q_pos = offs_m[None, :]
+        k_pos = offs_n[:, None]
+        keep = tl.full((offs_n.shape[0], offs_m.shape[0]), 1, tl.int1)
+    else:
+        q_pos = offs_m[:, None]
+        k_pos = offs_n[None, :]
+        keep = tl.full((offs_m.shape[0], offs_n.shape[0]), 1, tl.int1)
     if PARTIAL:
-        causal = offs_m[:, None] >= offs_n[None, :]
+        causal = q_pos >= k_pos
         by_code = ((code == CODE_BOUNDS) | ((code == CODE_CAUSAL) & causal)
                    | ((code == CODE_ANTICAUSAL) & (~causal)))
-        keep = by_code & (offs_n < Nk)[None, :]
+        keep = by_code & (k_pos < Nk)
     if HAS_PADDING:
         pad = tl.load(KPM + b * stride_kpm_b + offs_n, mask=offs_n < Nk, other=1)
-        keep = keep & (pad == 0)[None, :]
+        if KEY_MAJOR:
+            keep = keep & (pad == 0)[:, None]
+        else:
+            keep = keep & (pad == 0)[None, :]
     return keep
+
+
+@triton.jit
+def head_dim_mask(offs_d, D, EVEN_D: tl.constexpr):
+    """bool (BLOCK_D,): the real head-dim columns. When the head dim fills the tile
+    (``EVEN_D``) it is a constant, which the compiler folds out of every load and store
+    mask that includes it."""
+    if EVEN_D:
+        return tl.full(offs_d.shape, 1, tl.int1)
+    else:
+        return offs_d < D
 
 
 # Keys that share one Philox call: its four 32-bit words split into eight 16-bit halves.
@@ -95,14 +118,15 @@ def keep_mask(seed: int, dropout_p: float, bh: int, N: int, Nk: int, device) -> 
 
 
 @triton.jit
-def mma(a, b, PRECISION: tl.constexpr):
-    """``tl.dot`` with the precision chosen by the launcher. ``"upcast"`` is for bfloat16
-    under the Triton interpreter, whose dot misreads bfloat16 operands: it multiplies in
-    float32 the same bfloat16 values a GPU would."""
+def mma(a, b, PRECISION: tl.constexpr, acc=None):
+    """``tl.dot`` (added to ``acc`` when given, in the MMA's own accumulator) with the
+    precision chosen by the launcher. ``"upcast"`` is for bfloat16 under the Triton
+    interpreter, whose dot misreads bfloat16 operands: it multiplies in float32 the same
+    bfloat16 values a GPU would."""
     if PRECISION == "upcast":
-        return tl.dot(a.to(tl.float32), b.to(tl.float32), input_precision="ieee")
+        return tl.dot(a.to(tl.float32), b.to(tl.float32), acc, input_precision="ieee")
     else:
-        return tl.dot(a, b, input_precision=PRECISION)
+        return tl.dot(a, b, acc, input_precision=PRECISION)
 
 
 @triton.jit

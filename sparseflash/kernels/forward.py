@@ -11,7 +11,8 @@ log-sum-exp ``log2(sum(2^(s * scale * log2(e))))`` = natural lse * log2(e).
 import triton
 import triton.language as tl
 
-from .common import dropout_keep, mma, scheduled_program, tile_mask, walk_ends
+from .common import (dropout_keep, head_dim_mask, mma, scheduled_program, tile_mask,
+                     walk_ends)
 
 
 @triton.jit
@@ -19,36 +20,48 @@ def _attend_tile(acc, l_i, m_i, q, K, V, start_n, offs_m, offs_d, code, b, bh,
                  Nk, D, stride_kn, stride_kd, stride_vn, stride_vd, KPM, stride_kpm_b,
                  qk_scale, seed, dropout_p, keep_threshold,
                  BLOCK_N: tl.constexpr, PARTIAL: tl.constexpr, HAS_PADDING: tl.constexpr,
-                 HAS_DROPOUT: tl.constexpr, PRECISION: tl.constexpr):
+                 HAS_DROPOUT: tl.constexpr, PRECISION: tl.constexpr, EVEN_D: tl.constexpr,
+                 USE_TMA: tl.constexpr):
     """One (BLOCK_M x BLOCK_N) step of the online softmax: returns the updated
-    ``(acc, l_i, m_i)``."""
+    ``(acc, l_i, m_i)``. ``K``/``V`` are tensor descriptors (``USE_TMA``: the copy engine
+    loads the tiles, zero-filling rows past ``Nk``) or pointers."""
     offs_n = start_n + tl.arange(0, BLOCK_N)
-    d_ok = offs_d < D
-    if PARTIAL:
-        kv_ok = offs_n < Nk
+    if USE_TMA:
+        k = K.load([start_n, 0]).T
+        v = V.load([start_n, 0])
+    else:
+        d_ok = head_dim_mask(offs_d, D, EVEN_D)
+        if PARTIAL:
+            kv_ok = offs_n < Nk
+        else:
+            kv_ok = tl.full((BLOCK_N,), 1, tl.int1)
         k = tl.load(K + offs_n[None, :] * stride_kn + offs_d[:, None] * stride_kd,
                     mask=d_ok[:, None] & kv_ok[None, :], other=0.0)
         v = tl.load(V + offs_n[:, None] * stride_vn + offs_d[None, :] * stride_vd,
                     mask=kv_ok[:, None] & d_ok[None, :], other=0.0)
-    else:
-        k = tl.load(K + offs_n[None, :] * stride_kn + offs_d[:, None] * stride_kd,
-                    mask=d_ok[:, None], other=0.0)
-        v = tl.load(V + offs_n[:, None] * stride_vn + offs_d[None, :] * stride_vd,
-                    mask=d_ok[None, :], other=0.0)
-    s = mma(q, k, PRECISION) * qk_scale
+    # The row maximum is taken over the raw scores and scaled once per row, so that each
+    # score is scaled and shifted in one FMA (Triton fuses the multiply and the subtract by
+    # default) instead of a multiply feeding both the maximum and a subtract. The launcher
+    # makes qk_scale positive, so max(s) * scale = max(s * scale).
+    s = mma(q, k, PRECISION)
     if PARTIAL or HAS_PADDING:
         keep = tile_mask(offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, PARTIAL, HAS_PADDING)
         s = tl.where(keep, s, float("-inf"))
-    m_new = tl.maximum(m_i, tl.max(s, 1))
-    # A row with nothing on so far keeps m = -inf; subtract 0 instead so exp2 gives 0, not NaN.
-    m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
-    p = tl.math.exp2(s - m_safe[:, None])
+        m_new = tl.maximum(m_i, tl.max(s, 1) * qk_scale)
+        # A row with nothing on so far keeps m = -inf; subtract 0 instead so exp2 gives 0,
+        # not NaN.
+        m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
+    else:
+        # Every score counts, so the row maximum is finite.
+        m_new = tl.maximum(m_i, tl.max(s, 1) * qk_scale)
+        m_safe = m_new
+    p = tl.math.exp2(s * qk_scale - m_safe[:, None])
     alpha = tl.math.exp2(m_i - m_safe)
     l_i = l_i * alpha + tl.sum(p, 1)
     if HAS_DROPOUT:
         keep_drop = dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, keep_threshold)
         p = tl.where(keep_drop, p * (1.0 / (1.0 - dropout_p)), 0.0)
-    acc = acc * alpha[:, None] + mma(p.to(v.dtype), v, PRECISION)
+    acc = mma(p.to(v.dtype), v, PRECISION, acc * alpha[:, None])
     return acc, l_i, m_new
 
 
@@ -67,7 +80,8 @@ def attention_forward_kernel(
         H, N, Nk, D, NUM_Q_BLOCKS, LAYOUT_HEADS, GROUP, WS_SLOTS, LENGTH_CLASS,
         LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
         BLOCK_D: tl.constexpr, HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
-        PRECISION: tl.constexpr):
+        PRECISION: tl.constexpr, EVEN_D: tl.constexpr, USE_TMA: tl.constexpr,
+        WARP_SPECIALIZE: tl.constexpr = False):
     # Program (entry, query tile within the layout block) x (batch, head repeat). The
     # schedule entry names the layout row and the stretch of its lists this program walks.
     entry, q_block, tile, b, h, pid_g = scheduled_program(
@@ -77,11 +91,18 @@ def attention_forward_kernel(
     offs_m = q_block * LAYOUT_BLOCK + tile * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_d = tl.arange(0, BLOCK_D)
     m_ok = offs_m < N
-    d_ok = offs_d < D
+    d_ok = head_dim_mask(offs_d, D, EVEN_D)
 
     Q += b.to(tl.int64) * stride_qb + h.to(tl.int64) * stride_qh
     K += b.to(tl.int64) * stride_kb + kv_h.to(tl.int64) * stride_kh
     V += b.to(tl.int64) * stride_vb + kv_h.to(tl.int64) * stride_vh
+    if USE_TMA:
+        # The launcher checked what the copy engine needs: unit stride along D, 16-byte
+        # aligned rows and base. Rows past Nk (a ragged last block) read as zeros.
+        K = tl.make_tensor_descriptor(K, shape=[Nk, D], strides=[stride_kn, 1],
+                                      block_shape=[BLOCK_N, BLOCK_D])
+        V = tl.make_tensor_descriptor(V, shape=[Nk, D], strides=[stride_vn, 1],
+                                      block_shape=[BLOCK_N, BLOCK_D])
     q = tl.load(Q + offs_m[:, None] * stride_qn + offs_d[None, :] * stride_qd,
                 mask=m_ok[:, None] & d_ok[None, :], other=0.0)
 
@@ -97,13 +118,14 @@ def attention_forward_kernel(
     # (walk_ends): a shorter loop rather than a branch per block, which would keep the
     # pipeliner from prefetching K and V (benchmarks/NOTES.md, v7).
     full_end, part_end = walk_ends(entry, KV_LIMITS, b, stride_lim_b, HAS_PADDING)
-    for t in range(tl.load(entry + 1) * SUBTILES, full_end * SUBTILES):
+    for t in tl.range(tl.load(entry + 1) * SUBTILES, full_end * SUBTILES,
+                      warp_specialize=WARP_SPECIALIZE):
         kb = tl.load(FULL_IDX + t // SUBTILES)
         acc, l_i, m_i = _attend_tile(
             acc, l_i, m_i, q, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N, offs_m,
             offs_d, 0, b, bh, Nk, D, stride_kn, stride_kd, stride_vn, stride_vd, KPM,
             stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold, BLOCK_N, False,
-            HAS_PADDING, HAS_DROPOUT, PRECISION)
+            HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, USE_TMA)
     for t in range(tl.load(entry + 3) * SUBTILES, part_end * SUBTILES):
         kb = tl.load(PART_IDX + t // SUBTILES)
         code = tl.load(PART_CODE + t // SUBTILES)
@@ -111,7 +133,7 @@ def attention_forward_kernel(
             acc, l_i, m_i, q, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N, offs_m,
             offs_d, code, b, bh, Nk, D, stride_kn, stride_kd, stride_vn, stride_vd, KPM,
             stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold, BLOCK_N, True,
-            HAS_PADDING, HAS_DROPOUT, PRECISION)
+            HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, USE_TMA)
 
     # Rows with no key left: O = 0 and lse = -inf (never NaN).
     has_keys = l_i > 0.0

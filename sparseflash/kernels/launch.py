@@ -33,7 +33,8 @@ def _candidate_configs(kind: str):
         return [triton.Config({"BLOCK_M": t, "BLOCK_N": t}, num_warps=4, num_stages=1)
                 for t in (64, 32, 16)]
     shapes = {
-        "fwd": [(128, 64, 4, 3), (128, 64, 8, 3), (128, 128, 8, 3), (128, 32, 4, 3),
+        "fwd": [(128, 64, 4, 3), (128, 64, 8, 3), (128, 128, 8, 3), (128, 128, 8, 2),
+                (128, 64, 4, 4), (128, 32, 4, 3),
                 (64, 64, 4, 3), (64, 64, 4, 2), (64, 32, 4, 2), (32, 32, 4, 2), (16, 16, 4, 2)],
         # (BLOCK_M, BLOCK_N, warps, stages). Deeper-pipelined backward tiles (4-5 stages)
         # were tried in v4 (benchmarks/NOTES.md): tuned on dense, they slowed short sparse
@@ -43,8 +44,15 @@ def _candidate_configs(kind: str):
         "dq": [(128, 64, 8, 3), (64, 64, 4, 3), (128, 32, 4, 3), (64, 32, 4, 3),
                (64, 64, 4, 2), (64, 32, 4, 2), (32, 32, 4, 2), (16, 16, 4, 2)],
     }[kind]
-    return [triton.Config({"BLOCK_M": m, "BLOCK_N": n}, num_warps=w, num_stages=s)
-            for m, n, w, s in shapes]
+    configs = [triton.Config({"BLOCK_M": m, "BLOCK_N": n}, num_warps=w, num_stages=s)
+               for m, n, w, s in shapes]
+    if kind == "fwd" and os.environ.get("SPARSEFLASH_WARP_SPECIALIZE", "0") == "1":
+        # Experimental (benchmarks/NOTES.md, v8): warp-specialised full-block loop, which
+        # Triton supports on Hopper only with in-kernel tensor descriptors (USE_TMA).
+        configs += [triton.Config({"BLOCK_M": m, "BLOCK_N": n, "WARP_SPECIALIZE": True},
+                                  num_warps=w, num_stages=s)
+                    for m, n, w, s in [(128, 64, 4, 3), (128, 128, 8, 2), (128, 64, 8, 3)]]
+    return configs
 
 
 #: Shared memory a config may plan for (H100/H200 allow 227 KB per block; Triton needs
@@ -70,7 +78,8 @@ def _prune(kind: str, configs, named_args, **kwargs):
     layout_block, block_d = args["LAYOUT_BLOCK"], args["BLOCK_D"]
     fitting = [c for c in configs
                if c.kwargs["BLOCK_M"] <= layout_block and c.kwargs["BLOCK_N"] <= layout_block
-               and (interpreting() or _smem_estimate(kind, c, block_d) <= _SMEM_BUDGET)]
+               and (interpreting() or _smem_estimate(kind, c, block_d) <= _SMEM_BUDGET)
+               and (args.get("USE_TMA") or not c.kwargs.get("WARP_SPECIALIZE"))]
     if interpreting():
         return fitting[:1]
     if os.environ.get("SPARSEFLASH_NO_AUTOTUNE", "0") == "1":
@@ -83,15 +92,17 @@ def _prune(kind: str, configs, named_args, **kwargs):
 
 LOG2E = 1.4426950408889634  # scores are scaled by scale * log2(e) for exp2
 
-_KEY = ["BLOCK_D", "LAYOUT_BLOCK", "HAS_PADDING", "HAS_DROPOUT", "PRECISION", "LENGTH_CLASS"]
-_KEY_DKDV = _KEY + ["SCHEDULED"]
+_KEY = ["BLOCK_D", "LAYOUT_BLOCK", "HAS_PADDING", "HAS_DROPOUT", "PRECISION", "LENGTH_CLASS",
+        "EVEN_D"]
+_KEY_DKDV = _KEY + ["SCHEDULED", "KEY_MAJOR"]
+_KEY_FWD = _KEY + ["USE_TMA"]
 
 
 def _autotuned(kernel, kind):
     def prune(configs, named_args, **kwargs):
         return _prune(kind, configs, named_args, **kwargs)
-    return triton.autotune(configs=_candidate_configs(kind),
-                           key=_KEY_DKDV if kind == "dkdv" else _KEY,
+    key = {"fwd": _KEY_FWD, "dkdv": _KEY_DKDV, "dq": _KEY}[kind]
+    return triton.autotune(configs=_candidate_configs(kind), key=key,
                            prune_configs_by={"early_config_prune": prune})(kernel)
 
 
@@ -139,6 +150,55 @@ def _precision(dtype: torch.dtype) -> str:
     return "tf32"
 
 
+def _tma_usable(*tensors: torch.Tensor) -> bool:
+    """Whether the forward may load K and V through tensor descriptors (the copy engine of
+    Hopper and later GPUs). ``SPARSEFLASH_TMA`` decides: unset, on such a GPU; ``0``,
+    never; ``1``, also under the Triton interpreter (which emulates descriptors: how the
+    CPU tests cover this path). Every tensor needs unit stride along D and its base and
+    other strides 16-byte aligned, what a descriptor requires."""
+    setting = os.environ.get("SPARSEFLASH_TMA", "")
+    if setting == "0":
+        return False
+    t0 = tensors[0]
+    if interpreting():
+        if setting != "1":
+            return False
+    elif t0.device.type != "cuda" or torch.cuda.get_device_capability(t0.device)[0] < 9:
+        return False
+    for t in tensors:
+        size = t.element_size()
+        if (t.stride(-1) != 1 or t.data_ptr() % 16
+                or any(st * size % 16 for st in t.stride()[:-1])):
+            return False
+    return True
+
+
+def _device_allocator(size: int, alignment: int, stream):
+    return torch.empty(size, dtype=torch.int8, device="cuda")
+
+
+def _ensure_allocator() -> None:
+    """Descriptors made inside a kernel need a little global scratch per program, which
+    Triton allocates through ``triton.set_allocator``. Install a torch one unless the
+    caller has set their own. The setting is per thread (a ContextVar), and autograd runs
+    the backward on its own threads, so this is checked before every launch that needs it."""
+    try:
+        from triton.runtime._allocation import NullAllocator, _allocator
+        current = _allocator.get()
+    except (ImportError, AttributeError):  # another Triton: set ours
+        triton.set_allocator(_device_allocator)
+        return
+    if isinstance(current, NullAllocator):
+        triton.set_allocator(_device_allocator)
+
+
+def _key_major(dtype: torch.dtype) -> bool:
+    """Whether dK/dV works on transposed scores (faster; see
+    ``backward._dkdv_tile``). Not for float32, whose P must match the forward's to the
+    last bit at large logits. ``SPARSEFLASH_DKDV_KEY_MAJOR=0`` switches it off (A/B runs)."""
+    return dtype != torch.float32 and os.environ.get("SPARSEFLASH_DKDV_KEY_MAJOR", "1") != "0"
+
+
 _DUMMIES: dict = {}
 
 
@@ -166,6 +226,10 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
     real key are skipped."""
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
+    if scale < 0:
+        # The kernel folds the scale into the softmax shift, which needs scale > 0:
+        # q k^T * scale = (-q) k^T * |scale|.
+        q, scale = -q, -scale
     o = torch.empty_like(q)
     lse = torch.empty(B, H, N, dtype=torch.float32, device=q.device)
     kpm, limits, s_kpm, s_lim, has_padding = _padding_args(key_padding, kv_limits, q.device)
@@ -179,14 +243,19 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
     else:
         ws_o = ws_lse = lse  # never touched: no row is split
     grid = lambda cfg: (meta.kv_programs * (meta.block // cfg["BLOCK_M"]), groups)  # noqa: E731
+    block_d = max(16, triton.next_power_of_2(D))
+    use_tma = _tma_usable(k, v)
+    if use_tma:
+        _ensure_allocator()
     _forward[grid](
         q, k, v, o, lse, *tables[:5], tables[10], ws_o, ws_lse, kpm, limits,
         scale * LOG2E, seed, dropout_p, threshold,
         *q.stride(), *k.stride(), *v.stride(), *o.stride(), s_kpm, s_lim,
         H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots,
         length_class(meta.row_blocks),
-        LAYOUT_BLOCK=meta.block, BLOCK_D=max(16, triton.next_power_of_2(D)),
-        HAS_PADDING=has_padding, HAS_DROPOUT=dropout_p > 0, PRECISION=_precision(q.dtype))
+        LAYOUT_BLOCK=meta.block, BLOCK_D=block_d, HAS_PADDING=has_padding,
+        HAS_DROPOUT=dropout_p > 0, PRECISION=_precision(q.dtype), EVEN_D=block_d == D,
+        USE_TMA=use_tma)
     if meta.kv_slots:
         # One launch for every split row: the merge is a handful of microseconds of GPU work,
         # and a chain of small torch ops would cost more in launches than the split saves.
@@ -229,7 +298,7 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
     threshold = keep_threshold(dropout_p)
     common = dict(LAYOUT_BLOCK=meta.block, BLOCK_D=block_d,
                   HAS_PADDING=has_padding, HAS_DROPOUT=dropout_p > 0,
-                  PRECISION=_precision(q.dtype))
+                  PRECISION=_precision(q.dtype), EVEN_D=block_d == D)
     lse = lse.contiguous()
     # Scheduled dK/dV needs every query head of a GQA group to read one column: a broadcast
     # layout, or no grouping (see attention_dkdv_kernel).
@@ -254,7 +323,7 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
         *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
         s_kpm, s_lim, H, H_kv, N, Nk, D, meta.num_kv_blocks, meta.heads, H // H_kv,
         sched_heads, meta.q_slots, length_class(meta.col_blocks), SCHEDULED=scheduled,
-        **common)
+        KEY_MAJOR=_key_major(q.dtype), **common)
     if scheduled and meta.q_slots:
         for ws, grad in ((ws_dk, dk), (ws_dv, dv)):
             _add_split_partials(ws, tables[14], tables[15], grad, H_kv, Nk, meta.num_kv_blocks,

@@ -1,0 +1,80 @@
+"""The kernels' alternative code paths, each against the float64 golden run.
+
+The launchers choose between paths the default tests do not all reach on a CPU:
+
+* the forward loads K and V through tensor descriptors on Hopper GPUs (``USE_TMA``);
+  ``SPARSEFLASH_TMA=1`` makes the interpreter take that path too;
+* dK/dV works on transposed scores for 16-bit inputs (``KEY_MAJOR``) and on untransposed
+  ones for float32; ``SPARSEFLASH_DKDV_KEY_MAJOR=0`` switches the 16-bit path over;
+* a negative ``scale`` is folded into q (the forward needs a positive one).
+"""
+
+import pytest
+import torch
+
+import sparseflash
+from sparseflash.kernels import launch
+
+from test_attention import ATOL, _trailing_padding, check_attention, make_qkv
+
+pytestmark = pytest.mark.skipif(torch.cuda.is_available(),
+                                reason="interpreter paths; tests/test_gpu.py covers the GPU")
+
+# (name, B, Hq, Hkv, N, Nk, D, pattern, block): ragged last key block, GQA, a head dim
+# that does not fill its tile, padding.
+CASES = [
+    ("ragged", 1, 2, 2, 70, 83, 32, "local(1) | global(1)", 32),
+    ("gqa-d40", 2, 4, 2, 64, 64, 40, "causal", 16),
+    ("padding", 2, 2, 1, 48, 48, 16, "dense", 16),
+]
+
+
+def _spy(monkeypatch, name):
+    """Record what ``launch.<name>`` returns on each call."""
+    seen, real = [], getattr(launch, name)
+
+    def wrapper(*args, **kwargs):
+        seen.append(real(*args, **kwargs))
+        return seen[-1]
+    monkeypatch.setattr(launch, name, wrapper)
+    return seen
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_forward_through_tensor_descriptors(case, dtype, monkeypatch):
+    name, B, Hq, Hkv, N, Nk, D, pattern, block = case
+    monkeypatch.setenv("SPARSEFLASH_TMA", "1")
+    used = _spy(monkeypatch, "_tma_usable")
+    q, k, v = make_qkv(B, Hq, Hkv, N, Nk, D, dtype=dtype, seed=3)
+    kpm = _trailing_padding([Nk - 5, Nk // 2], Nk)[:B] if name == "padding" else None
+    check_attention(q, k, v, pattern, backend="triton", block=block, key_padding_mask=kpm)
+    assert used and all(used), "the forward did not take the descriptor path"
+
+
+def test_descriptors_need_aligned_rows(monkeypatch):
+    """A row stride of 36 bytes (fp16, D=18 in a strided view) cannot be described; the
+    forward falls back to pointer loads and stays correct."""
+    monkeypatch.setenv("SPARSEFLASH_TMA", "1")
+    used = _spy(monkeypatch, "_tma_usable")
+    q, k, v = make_qkv(1, 2, 2, 40, 40, 20, dtype=torch.float16, seed=4)
+    k, v = k[..., :18], v[..., :18]
+    q = q[..., :18]
+    check_attention(q, k, v, "local(1)", backend="triton", block=16)
+    assert used and not any(used)
+
+
+@pytest.mark.parametrize("key_major", ["0", "1"])
+def test_dkdv_orientations(key_major, monkeypatch):
+    monkeypatch.setenv("SPARSEFLASH_DKDV_KEY_MAJOR", key_major)
+    used = _spy(monkeypatch, "_key_major")
+    q, k, v = make_qkv(2, 4, 2, 70, 83, 40, dtype=torch.bfloat16, seed=5)
+    check_attention(q, k, v, "local(1) | global(1) - causal", backend="triton", block=32)
+    assert used and all(u == (key_major == "1") for u in used)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+def test_negative_scale(dtype):
+    q, k, v = make_qkv(1, 2, 2, 50, 50, 16, dtype=dtype, seed=6)
+    check_attention(q, k, v, "causal | global(1)", backend="triton", block=16, scale=-0.7)
+    check_attention(q, k, v, "causal | global(1)", backend="torch", block=16, scale=-0.7)
