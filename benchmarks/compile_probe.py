@@ -1,8 +1,10 @@
-"""What the forward kernel compiles to on Hopper, without a GPU: counts of layout
+"""What the forward and dK/dV kernels compile to on Hopper, without a GPU: counts of layout
 conversions, shared-memory traffic and barriers in the compiled code.
 
     python -m benchmarks.compile_probe                      # plain vs dropout vs padding
     python -m benchmarks.compile_probe --block-m 64 --block-n 64 --stages 2
+    python -m benchmarks.compile_probe --tma                # K/V through tensor descriptors
+    python -m benchmarks.compile_probe --kernel dkdv --block-m 64 --block-n 128 --warps 8
 
 Triton compiles for a target given by name (``GPUTarget("cuda", 90, ...)``) with the ptxas
 it ships, so this runs on a CPU-only machine. It is for comparing code variants before
@@ -22,27 +24,38 @@ import warnings
 from typing import Dict
 
 _POINTERS = {"Q": "*{dt}", "K": "*{dt}", "V": "*{dt}", "O": "*{dt}", "LSE": "*fp32",
+             "DO": "*{dt}", "DK": "*{dt}", "DV": "*{dt}", "DELTA": "*fp32",
              "FULL_OFF": "*i32", "FULL_IDX": "*i32", "PART_OFF": "*i32", "PART_IDX": "*i32",
              "PART_CODE": "*i32", "SCHED": "*i32", "WS_O": "*fp32", "WS_LSE": "*fp32",
-             "KPM": "*i8", "KV_LIMITS": "*i32"}
+             "WS_DK": "*fp32", "WS_DV": "*fp32", "KPM": "*i8", "KV_LIMITS": "*i32"}
 _IR_OPS = ("ttg.convert_layout", "ttg.local_alloc", "ttg.local_load", "tt.join",
            "tt.reshape", "ttng.warp_group_dot", "tt.dot")
 _PTX_OPS = ("wgmma.mma_async", "mma.sync", "cp.async.commit_group", "cp.async.bulk",
-            "ld.global", "ld.shared", "st.shared", "bar.sync", "mul.hi.u32", "ex2.approx",
-            "cvt.rn.f32.u32", "setp")
+            "ld.global", "ld.shared", "st.shared", "bar.sync",
+            "mul.hi.u32", "ex2.approx", "cvt.rn.f32.u32", "setp", "fma.rn.f32", "mul.f32",
+            "sub.f32")
 
 
 def probe(*, dropout: bool, padding: bool, block_m: int, block_n: int, head_dim: int,
-          stages: int, warps: int, dtype: str = "bf16", arch: int = 90) -> Dict[str, int]:
-    """Counts of IR ops and PTX instructions of one compiled forward kernel."""
+          stages: int, warps: int, dtype: str = "bf16", arch: int = 90, kernel: str = "fwd",
+          tma: bool = False) -> Dict[str, int]:
+    """Counts of IR ops and PTX instructions of one compiled kernel: the forward (``tma``:
+    K/V through tensor descriptors) or dK/dV."""
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    from sparseflash.kernels.forward import attention_forward_kernel as kernel
+    from sparseflash.kernels.backward import attention_dkdv_kernel
+    from sparseflash.kernels.forward import attention_forward_kernel
 
     constants = dict(LAYOUT_BLOCK=128, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_D=head_dim,
-                     HAS_PADDING=padding, HAS_DROPOUT=dropout, PRECISION="tf32")
+                     HAS_PADDING=padding, HAS_DROPOUT=dropout, PRECISION="tf32", EVEN_D=True)
+    if kernel == "fwd":
+        kernel = attention_forward_kernel
+        constants.update(USE_TMA=tma)
+    else:
+        kernel = attention_dkdv_kernel
+        constants.update(SCHEDULED=True)
     signature = {}
     for name in kernel.arg_names:
         if name in _POINTERS:
@@ -50,8 +63,8 @@ def probe(*, dropout: bool, padding: bool, block_m: int, block_n: int, head_dim:
         elif name in constants:
             signature[name] = "constexpr"
         else:
-            signature[name] = {"qk_scale": "fp32", "dropout_p": "fp32", "seed": "i64"}.get(
-                name, "i32")
+            signature[name] = {"qk_scale": "fp32", "sm_scale": "fp32", "dropout_p": "fp32",
+                               "seed": "i64"}.get(name, "i32")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         compiled = triton.compile(ASTSource(kernel, signature, constants),
@@ -62,6 +75,9 @@ def probe(*, dropout: bool, padding: bool, block_m: int, block_n: int, head_dim:
                    compiled.asm["ttgir"]))
     counts.update(re.findall(r"^\s*(" + "|".join(re.escape(o) for o in _PTX_OPS) + r")",
                              compiled.asm["ptx"], re.M))
+    # Tensor-descriptor copies are predicated (``@%p cp.async.bulk.tensor...``), which the
+    # line-start pattern above does not see.
+    counts["cp.async.bulk.tensor"] = compiled.asm["ptx"].count("cp.async.bulk.tensor")
     counts["shared_bytes"] = compiled.metadata.shared
     return dict(counts)
 
@@ -75,7 +91,11 @@ def main(argv=None) -> None:
     p.add_argument("--stages", type=int, default=3)
     p.add_argument("--warps", type=int, default=4)
     p.add_argument("--arch", type=int, default=90, help="compute capability x 10")
+    p.add_argument("--kernel", choices=["fwd", "dkdv"], default="fwd")
+    p.add_argument("--tma", action="store_true", help="forward: K/V through tensor descriptors")
     p.add_argument("--json", action="store_true", help="print the counts as JSON")
+    p.add_argument("--plain-only", action="store_true",
+                   help="only the variant without dropout and padding")
     args = p.parse_args(argv)
     if os.environ.get("TRITON_INTERPRET", "0") == "1":
         # Under the interpreter @triton.jit yields interpreted functions, which do not compile.
@@ -84,16 +104,18 @@ def main(argv=None) -> None:
                 "dropout": dict(dropout=True, padding=False),
                 "padding": dict(dropout=False, padding=True),
                 "dropout+padding": dict(dropout=True, padding=True)}
+    if args.plain_only:
+        variants = {"plain": variants["plain"]}
     results = {name: probe(**kw, block_m=args.block_m, block_n=args.block_n,
                            head_dim=args.head_dim, stages=args.stages, warps=args.warps,
-                           arch=args.arch)
+                           arch=args.arch, kernel=args.kernel, tma=args.tma)
                for name, kw in variants.items()}
     if args.json:
         print(json.dumps(results))
         return
-    keys = [k for k in (*_IR_OPS, *_PTX_OPS, "shared_bytes")
+    keys = [k for k in (*_IR_OPS, *_PTX_OPS, "cp.async.bulk.tensor", "shared_bytes")
             if any(k in r for r in results.values())]
-    print(f"forward kernel, sm_{args.arch}, BLOCK_M={args.block_m} BLOCK_N={args.block_n} "
+    print(f"{args.kernel} kernel{' (TMA)' if args.tma else ''}, sm_{args.arch}, BLOCK_M={args.block_m} BLOCK_N={args.block_n} "
           f"D={args.head_dim} stages={args.stages} warps={args.warps} (static counts)")
     print("| op | " + " | ".join(results) + " |")
     print("|---|" + "---|" * len(results))

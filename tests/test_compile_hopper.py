@@ -46,3 +46,21 @@ def test_plain_kernel_streams_kv_through_async_copies(counts):
     """Software pipelining of the K/V loads. (With padding it is lost today: the
     per-block skip is a branch around the tile; benchmarks/NOTES.md, v6.)"""
     assert counts["plain"].get("cp.async.commit_group", 0) > 0
+
+
+def _probe(*args):
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    done = subprocess.run([sys.executable, "-m", "benchmarks.compile_probe", "--json",
+                           "--plain-only", *args],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])["plain"]
+
+
+def test_tma_forward_loads_kv_with_the_copy_engine():
+    """With tensor descriptors, K and V arrive by bulk tensor copies, not per-thread loads."""
+    tma, plain = _probe("--tma"), _probe()
+    assert tma.get("cp.async.bulk.tensor", 0) > 0 and plain.get("cp.async.bulk.tensor", 0) == 0
+    assert tma["ld.global"] < plain["ld.global"] / 4
+

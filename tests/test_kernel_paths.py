@@ -2,10 +2,8 @@
 
 The launchers choose between paths the default tests do not all reach on a CPU:
 
-* the forward loads K and V through tensor descriptors on Hopper GPUs (``USE_TMA``);
-  ``SPARSEFLASH_TMA=1`` makes the interpreter take that path too;
-* dK/dV works on transposed scores for 16-bit inputs (``KEY_MAJOR``) and on untransposed
-  ones for float32; ``SPARSEFLASH_DKDV_KEY_MAJOR=0`` switches the 16-bit path over;
+* with ``SPARSEFLASH_TMA=1`` the forward loads K and V through tensor descriptors
+  (``USE_TMA``) on Hopper GPUs and under the interpreter, which emulates them;
 * a negative ``scale`` is folded into q (the forward needs a positive one).
 """
 
@@ -62,15 +60,6 @@ def test_descriptors_need_aligned_rows(monkeypatch):
     q = q[..., :18]
     check_attention(q, k, v, "local(1)", backend="triton", block=16)
     assert used and not any(used)
-
-
-@pytest.mark.parametrize("key_major", ["0", "1"])
-def test_dkdv_orientations(key_major, monkeypatch):
-    monkeypatch.setenv("SPARSEFLASH_DKDV_KEY_MAJOR", key_major)
-    used = _spy(monkeypatch, "_key_major")
-    q, k, v = make_qkv(2, 4, 2, 70, 83, 40, dtype=torch.bfloat16, seed=5)
-    check_attention(q, k, v, "local(1) | global(1) - causal", backend="triton", block=32)
-    assert used and all(u == (key_major == "1") for u in used)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)

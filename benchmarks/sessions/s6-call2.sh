@@ -1,5 +1,7 @@
 # Session 6, device call 2 (nvidia-h200-x4): the v8 kernel changes against the tree before
 # them (cc25925, .carry/old-sf.tar: its sparseflash package only), in one call.
+# (Ran on commit fb265c5; the SPARSEFLASH_DKDV_KEY_MAJOR and SPARSEFLASH_WARP_SPECIALIZE
+# knobs were removed after it, when this call measured them: benchmarks/NOTES.md, v8.)
 #   new: K/V through in-kernel tensor descriptors (TMA), dK/dV on transposed scores for
 #        16-bit inputs, head-dim masks folded when D fills the tile, the forward's row max
 #        over raw scores (one FMA per score), dot-accumulate, two more forward tiles.

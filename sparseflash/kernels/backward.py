@@ -48,17 +48,12 @@ def delta_kernel(DO, O, DELTA,
 
 @triton.jit
 def _probabilities(s, offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, lse2, qk_scale,
-                   PARTIAL: tl.constexpr, HAS_PADDING: tl.constexpr, KEY_MAJOR: tl.constexpr):
-    """P in float32, recomputed from the raw scores ``s`` (BLOCK_M, BLOCK_N), or their
-    transpose (BLOCK_N, BLOCK_M) when ``KEY_MAJOR``. Scale and shift compile to one FMA
-    per score (Triton fuses a multiply and an add by default)."""
-    if KEY_MAJOR:
-        p = tl.math.exp2(s * qk_scale - lse2[None, :])
-    else:
-        p = tl.math.exp2(s * qk_scale - lse2[:, None])
+                   PARTIAL: tl.constexpr, HAS_PADDING: tl.constexpr):
+    """P (BLOCK_M, BLOCK_N) in float32, recomputed from the raw scores ``s``. Scale and shift
+    compile to one FMA per score (Triton fuses a multiply and an add by default)."""
+    p = tl.math.exp2(s * qk_scale - lse2[:, None])
     if PARTIAL or HAS_PADDING:
-        keep = tile_mask(offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, PARTIAL, HAS_PADDING,
-                         KEY_MAJOR)
+        keep = tile_mask(offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, PARTIAL, HAS_PADDING)
         p = tl.where(keep, p, 0.0)
     return p
 
@@ -69,17 +64,14 @@ def _dkdv_tile(dk, dv, k, v, Q, DO, LSE, DELTA, start_m, start_n, offs_d, code, 
                qk_scale, seed, dropout_p, keep_threshold,
                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, PARTIAL: tl.constexpr,
                HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
-               PRECISION: tl.constexpr, EVEN_D: tl.constexpr, KEY_MAJOR: tl.constexpr):
-    """One query tile's contribution to this program's dK and dV (BLOCK_N, BLOCK_D).
+               PRECISION: tl.constexpr, EVEN_D: tl.constexpr):
+    """One query tile's contribution to this program's dK and dV (BLOCK_N, BLOCK_D); k and
+    v are the transposed tiles (BLOCK_D, BLOCK_N), so that S = q k and dP = dO v.
 
-    With ``KEY_MAJOR`` it works on the transposed scores S^T = k q^T (BLOCK_N, BLOCK_M):
-    P^T and dS^T then come out of an MMA in the register layout that the next MMA
-    (dV += P^T dO, dK += dS^T q) takes as its left operand, where S = q k^T would need P
-    and dP transposed through shared memory. Without it, S sums its products in the order
-    the forward did, which float32 inputs need: at logits in the thousands one ulp of S
-    moves P by ~1e-4, and P must agree with the forward's lse (benchmarks/NOTES.md, v8)."""
+    (Working on transposed scores instead, S^T = k^T q^T, needs no transpose of P and dS
+    and halves the exponentials in the compiled code, but measured 3-5% slower end to end
+    on an H200 with Triton 3.6: benchmarks/NOTES.md, v8.)"""
     offs_m = start_m + tl.arange(0, BLOCK_M)
-    offs_n = start_n + tl.arange(0, BLOCK_N)
     m_ok = offs_m < N
     d_ok = head_dim_mask(offs_d, D, EVEN_D)
     q = tl.load(Q + offs_m[:, None] * stride_qn + offs_d[None, :] * stride_qd,
@@ -90,26 +82,20 @@ def _dkdv_tile(dk, dv, k, v, Q, DO, LSE, DELTA, start_m, start_n, offs_d, code, 
     # Rows with no key (lse = -inf) and rows past N get P = 0.
     lse2 = tl.where(lse == float("-inf"), float("inf"), lse)
     delta = tl.load(DELTA + offs_m, mask=m_ok, other=0.0)
-    if KEY_MAJOR:   # k, v: (BLOCK_N, BLOCK_D)
-        p_t = _probabilities(mma(k, tl.trans(q), PRECISION), offs_m, offs_n, code, b, Nk,
-                             KPM, stride_kpm_b, lse2, qk_scale, PARTIAL, HAS_PADDING, True)
-        dp_t = mma(v, tl.trans(do), PRECISION)
-    else:           # k, v: (BLOCK_D, BLOCK_N), as the forward reads K
-        p_t = tl.trans(_probabilities(mma(q, k, PRECISION), offs_m, offs_n, code, b, Nk, KPM,
-                                      stride_kpm_b, lse2, qk_scale, PARTIAL, HAS_PADDING,
-                                      False))
-        dp_t = tl.trans(mma(do, v, PRECISION))
+    offs_n = start_n + tl.arange(0, BLOCK_N)
+    p = _probabilities(mma(q, k, PRECISION), offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b,
+                       lse2, qk_scale, PARTIAL, HAS_PADDING)
+    dp = mma(do, v, PRECISION)
     if HAS_DROPOUT:
-        keep = tl.trans(dropout_keep(seed, bh, offs_m, start_n, BLOCK_N,
-                                     keep_threshold).to(tl.int8)) != 0
+        keep = dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, keep_threshold)
         scale_keep = 1.0 / (1.0 - dropout_p)
-        p_drop = tl.where(keep, p_t * scale_keep, 0.0)
-        dp_t = tl.where(keep, dp_t * scale_keep, 0.0)
+        p_drop = tl.where(keep, p * scale_keep, 0.0)
+        dp = tl.where(keep, dp * scale_keep, 0.0)
     else:
-        p_drop = p_t
-    dv = mma(p_drop.to(do.dtype), do, PRECISION, dv)
-    ds_t = p_t * (dp_t - delta[None, :])
-    dk = mma(ds_t.to(q.dtype), q, PRECISION, dk)
+        p_drop = p
+    dv = mma(tl.trans(p_drop.to(do.dtype)), do, PRECISION, dv)
+    ds = p * (dp - delta[:, None])
+    dk = mma(tl.trans(ds.to(q.dtype)), q, PRECISION, dk)
     return dk, dv
 
 
@@ -130,8 +116,7 @@ def attention_dkdv_kernel(
         H, H_KV, N, Nk, D, NUM_KV_BLOCKS, LAYOUT_HEADS, GROUP, SCHED_HEADS, WS_SLOTS,
         LENGTH_CLASS, LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
         BLOCK_D: tl.constexpr, HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
-        SCHEDULED: tl.constexpr, PRECISION: tl.constexpr, EVEN_D: tl.constexpr,
-        KEY_MAJOR: tl.constexpr):
+        SCHEDULED: tl.constexpr, PRECISION: tl.constexpr, EVEN_D: tl.constexpr):
     # SCHEDULED: the column schedule (longest first, long columns split, partial dK/dV to
     # the workspace) applies when every query head of a GQA group reads the same column,
     # i.e. a broadcast layout (SCHED_HEADS = 1) or no grouping (SCHED_HEADS = H_KV = H).
@@ -161,18 +146,11 @@ def attention_dkdv_kernel(
     if active:
         K += b.to(tl.int64) * stride_kb + kv_h.to(tl.int64) * stride_kh
         V += b.to(tl.int64) * stride_vb + kv_h.to(tl.int64) * stride_vh
-        # (BLOCK_N, D) tiles for S^T = k q^T and dP^T = v dO^T, or (D, BLOCK_N) ones for
-        # S = q k and dP = dO v (see _dkdv_tile).
-        if KEY_MAJOR:
-            k = tl.load(K + offs_n[:, None] * stride_kn + offs_d[None, :] * stride_kd,
-                        mask=n_ok[:, None] & d_ok[None, :], other=0.0)
-            v = tl.load(V + offs_n[:, None] * stride_vn + offs_d[None, :] * stride_vd,
-                        mask=n_ok[:, None] & d_ok[None, :], other=0.0)
-        else:
-            k = tl.load(K + offs_n[None, :] * stride_kn + offs_d[:, None] * stride_kd,
-                        mask=d_ok[:, None] & n_ok[None, :], other=0.0)
-            v = tl.load(V + offs_n[None, :] * stride_vn + offs_d[:, None] * stride_vd,
-                        mask=d_ok[:, None] & n_ok[None, :], other=0.0)
+        # Transposed tiles (D, BLOCK_N) so that S = q @ k_t and dP = dO @ v_t.
+        k_t = tl.load(K + offs_n[None, :] * stride_kn + offs_d[:, None] * stride_kd,
+                      mask=d_ok[:, None] & n_ok[None, :], other=0.0)
+        v_t = tl.load(V + offs_n[None, :] * stride_vn + offs_d[:, None] * stride_vd,
+                      mask=d_ok[:, None] & n_ok[None, :], other=0.0)
         SUBTILES: tl.constexpr = LAYOUT_BLOCK // BLOCK_M
         for g in range(GROUP):
             h = kv_h * GROUP + g
@@ -191,20 +169,20 @@ def attention_dkdv_kernel(
             for t in range(full_start * SUBTILES, full_end * SUBTILES):
                 qb = tl.load(FULL_IDX + t // SUBTILES)
                 dk, dv = _dkdv_tile(
-                    dk, dv, k, v, Qh, DOh, LSEh, DELTAh,
+                    dk, dv, k_t, v_t, Qh, DOh, LSEh, DELTAh,
                     qb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_M, start_n, offs_d, 0, b, bh, N,
                     Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
                     qk_scale, seed, dropout_p, keep_threshold, BLOCK_M, BLOCK_N, False,
-                    HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, KEY_MAJOR)
+                    HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D)
             for t in range(part_start * SUBTILES, part_end * SUBTILES):
                 qb = tl.load(PART_IDX + t // SUBTILES)
                 code = tl.load(PART_CODE + t // SUBTILES)
                 dk, dv = _dkdv_tile(
-                    dk, dv, k, v, Qh, DOh, LSEh, DELTAh,
+                    dk, dv, k_t, v_t, Qh, DOh, LSEh, DELTAh,
                     qb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_M, start_n, offs_d, code, b, bh,
                     N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
                     qk_scale, seed, dropout_p, keep_threshold, BLOCK_M, BLOCK_N, True,
-                    HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, KEY_MAJOR)
+                    HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D)
 
     dk = dk * sm_scale
     out_mask = n_ok[:, None] & d_ok[None, :]
@@ -243,7 +221,7 @@ def _dq_tile(dq, q, do, lse2, delta, K, V, start_n, offs_m, offs_d, code, b, bh,
     v_t = tl.load(V + offs_n[None, :] * stride_vn + offs_d[:, None] * stride_vd,
                   mask=d_ok[:, None] & kv_ok[None, :], other=0.0)
     p = _probabilities(mma(q, k_t, PRECISION), offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b,
-                       lse2, qk_scale, PARTIAL, HAS_PADDING, False)
+                       lse2, qk_scale, PARTIAL, HAS_PADDING)
     dp = mma(do, v_t, PRECISION)
     if HAS_DROPOUT:
         keep = dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, keep_threshold)

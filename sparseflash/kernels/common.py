@@ -14,33 +14,21 @@ CODE_ANTICAUSAL = tl.constexpr(2)
 
 @triton.jit
 def tile_mask(offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b,
-              PARTIAL: tl.constexpr, HAS_PADDING: tl.constexpr, KEY_MAJOR: tl.constexpr = False):
-    """bool (BLOCK_M, BLOCK_N), or (BLOCK_N, BLOCK_M) when ``KEY_MAJOR``: which scores of a
-    tile count.
+              PARTIAL: tl.constexpr, HAS_PADDING: tl.constexpr):
+    """bool (BLOCK_M, BLOCK_N): which scores of a tile count.
 
     Full blocks need only the key-padding mask (if any); partial blocks add the bounds
-    ``k < Nk`` and their causal / anti-causal element mask. ``KEY_MAJOR`` is the layout
-    of the dK/dV kernel, which works on transposed scores.
+    ``k < Nk`` and their causal / anti-causal element mask.
     """
-    if KEY_MAJOR:
-        q_pos = offs_m[None, :]
-        k_pos = offs_n[:, None]
-        keep = tl.full((offs_n.shape[0], offs_m.shape[0]), 1, tl.int1)
-    else:
-        q_pos = offs_m[:, None]
-        k_pos = offs_n[None, :]
-        keep = tl.full((offs_m.shape[0], offs_n.shape[0]), 1, tl.int1)
+    keep = tl.full((offs_m.shape[0], offs_n.shape[0]), 1, tl.int1)
     if PARTIAL:
-        causal = q_pos >= k_pos
+        causal = offs_m[:, None] >= offs_n[None, :]
         by_code = ((code == CODE_BOUNDS) | ((code == CODE_CAUSAL) & causal)
                    | ((code == CODE_ANTICAUSAL) & (~causal)))
-        keep = by_code & (k_pos < Nk)
+        keep = by_code & (offs_n < Nk)[None, :]
     if HAS_PADDING:
         pad = tl.load(KPM + b * stride_kpm_b + offs_n, mask=offs_n < Nk, other=1)
-        if KEY_MAJOR:
-            keep = keep & (pad == 0)[:, None]
-        else:
-            keep = keep & (pad == 0)[None, :]
+        keep = keep & (pad == 0)[None, :]
     return keep
 
 

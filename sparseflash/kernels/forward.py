@@ -80,8 +80,7 @@ def attention_forward_kernel(
         H, N, Nk, D, NUM_Q_BLOCKS, LAYOUT_HEADS, GROUP, WS_SLOTS, LENGTH_CLASS,
         LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
         BLOCK_D: tl.constexpr, HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
-        PRECISION: tl.constexpr, EVEN_D: tl.constexpr, USE_TMA: tl.constexpr,
-        WARP_SPECIALIZE: tl.constexpr = False):
+        PRECISION: tl.constexpr, EVEN_D: tl.constexpr, USE_TMA: tl.constexpr):
     # Program (entry, query tile within the layout block) x (batch, head repeat). The
     # schedule entry names the layout row and the stretch of its lists this program walks.
     entry, q_block, tile, b, h, pid_g = scheduled_program(
@@ -118,8 +117,7 @@ def attention_forward_kernel(
     # (walk_ends): a shorter loop rather than a branch per block, which would keep the
     # pipeliner from prefetching K and V (benchmarks/NOTES.md, v7).
     full_end, part_end = walk_ends(entry, KV_LIMITS, b, stride_lim_b, HAS_PADDING)
-    for t in tl.range(tl.load(entry + 1) * SUBTILES, full_end * SUBTILES,
-                      warp_specialize=WARP_SPECIALIZE):
+    for t in range(tl.load(entry + 1) * SUBTILES, full_end * SUBTILES):
         kb = tl.load(FULL_IDX + t // SUBTILES)
         acc, l_i, m_i = _attend_tile(
             acc, l_i, m_i, q, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N, offs_m,

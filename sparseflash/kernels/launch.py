@@ -44,15 +44,8 @@ def _candidate_configs(kind: str):
         "dq": [(128, 64, 8, 3), (64, 64, 4, 3), (128, 32, 4, 3), (64, 32, 4, 3),
                (64, 64, 4, 2), (64, 32, 4, 2), (32, 32, 4, 2), (16, 16, 4, 2)],
     }[kind]
-    configs = [triton.Config({"BLOCK_M": m, "BLOCK_N": n}, num_warps=w, num_stages=s)
-               for m, n, w, s in shapes]
-    if kind == "fwd" and os.environ.get("SPARSEFLASH_WARP_SPECIALIZE", "0") == "1":
-        # Experimental (benchmarks/NOTES.md, v8): warp-specialised full-block loop, which
-        # Triton supports on Hopper only with in-kernel tensor descriptors (USE_TMA).
-        configs += [triton.Config({"BLOCK_M": m, "BLOCK_N": n, "WARP_SPECIALIZE": True},
-                                  num_warps=w, num_stages=s)
-                    for m, n, w, s in [(128, 64, 4, 3), (128, 128, 8, 2), (128, 64, 8, 3)]]
-    return configs
+    return [triton.Config({"BLOCK_M": m, "BLOCK_N": n}, num_warps=w, num_stages=s)
+            for m, n, w, s in shapes]
 
 
 #: Shared memory a config may plan for (H100/H200 allow 227 KB per block; Triton needs
@@ -78,8 +71,7 @@ def _prune(kind: str, configs, named_args, **kwargs):
     layout_block, block_d = args["LAYOUT_BLOCK"], args["BLOCK_D"]
     fitting = [c for c in configs
                if c.kwargs["BLOCK_M"] <= layout_block and c.kwargs["BLOCK_N"] <= layout_block
-               and (interpreting() or _smem_estimate(kind, c, block_d) <= _SMEM_BUDGET)
-               and (args.get("USE_TMA") or not c.kwargs.get("WARP_SPECIALIZE"))]
+               and (interpreting() or _smem_estimate(kind, c, block_d) <= _SMEM_BUDGET)]
     if interpreting():
         return fitting[:1]
     if os.environ.get("SPARSEFLASH_NO_AUTOTUNE", "0") == "1":
@@ -94,7 +86,7 @@ LOG2E = 1.4426950408889634  # scores are scaled by scale * log2(e) for exp2
 
 _KEY = ["BLOCK_D", "LAYOUT_BLOCK", "HAS_PADDING", "HAS_DROPOUT", "PRECISION", "LENGTH_CLASS",
         "EVEN_D"]
-_KEY_DKDV = _KEY + ["SCHEDULED", "KEY_MAJOR"]
+_KEY_DKDV = _KEY + ["SCHEDULED"]
 _KEY_FWD = _KEY + ["USE_TMA"]
 
 
@@ -151,19 +143,18 @@ def _precision(dtype: torch.dtype) -> str:
 
 
 def _tma_usable(*tensors: torch.Tensor) -> bool:
-    """Whether the forward may load K and V through tensor descriptors (the copy engine of
-    Hopper and later GPUs). ``SPARSEFLASH_TMA`` decides: unset, on such a GPU; ``0``,
-    never; ``1``, also under the Triton interpreter (which emulates descriptors: how the
-    CPU tests cover this path). Every tensor needs unit stride along D and its base and
-    other strides 16-byte aligned, what a descriptor requires."""
-    setting = os.environ.get("SPARSEFLASH_TMA", "")
-    if setting == "0":
+    """Whether the forward loads K and V through tensor descriptors (the copy engine of
+    Hopper and later GPUs). Off unless ``SPARSEFLASH_TMA=1``: on an H200 with Triton 3.6
+    it made the dense forward 2% faster at D=128 and 2% slower at D=64, and sparse ones
+    up to 7% slower (benchmarks/NOTES.md, v8). With the variable set, it is used on such a
+    GPU and under the Triton interpreter (which emulates descriptors: how the CPU tests
+    cover the path), for tensors with unit stride along D and their base and other strides
+    16-byte aligned, what a descriptor requires."""
+    if os.environ.get("SPARSEFLASH_TMA", "0") != "1":
         return False
-    t0 = tensors[0]
-    if interpreting():
-        if setting != "1":
-            return False
-    elif t0.device.type != "cuda" or torch.cuda.get_device_capability(t0.device)[0] < 9:
+    device = tensors[0].device
+    if not interpreting() and (device.type != "cuda"
+                               or torch.cuda.get_device_capability(device)[0] < 9):
         return False
     for t in tensors:
         size = t.element_size()
@@ -190,13 +181,6 @@ def _ensure_allocator() -> None:
         return
     if isinstance(current, NullAllocator):
         triton.set_allocator(_device_allocator)
-
-
-def _key_major(dtype: torch.dtype) -> bool:
-    """Whether dK/dV works on transposed scores (faster; see
-    ``backward._dkdv_tile``). Not for float32, whose P must match the forward's to the
-    last bit at large logits. ``SPARSEFLASH_DKDV_KEY_MAJOR=0`` switches it off (A/B runs)."""
-    return dtype != torch.float32 and os.environ.get("SPARSEFLASH_DKDV_KEY_MAJOR", "1") != "0"
 
 
 _DUMMIES: dict = {}
@@ -323,7 +307,7 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
         *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
         s_kpm, s_lim, H, H_kv, N, Nk, D, meta.num_kv_blocks, meta.heads, H // H_kv,
         sched_heads, meta.q_slots, length_class(meta.col_blocks), SCHEDULED=scheduled,
-        KEY_MAJOR=_key_major(q.dtype), **common)
+        **common)
     if scheduled and meta.q_slots:
         for ws, grad in ((ws_dk, dk), (ws_dv, dv)):
             _add_split_partials(ws, tables[14], tables[15], grad, H_kv, Nk, meta.num_kv_blocks,
