@@ -168,6 +168,16 @@ def test_pathfinder_model_gradients_match_torch_backend(autocast, monkeypatch):
                                                for p in model.parameters()]
     tol = 3e-2 if autocast else 1e-3
     names = ["loss"] + [n for n, _ in model.named_parameters()]
+    largest = max(b.abs().max().item() for b in results["torch"][1:])
+    checked = 0
     for name, a, b in zip(names, results["triton"], results["torch"]):
-        scale = b.abs().max().item() + 1e-12
+        scale = b.abs().max().item()
+        if scale < 1e-4 * largest:
+            # Zero in exact arithmetic, e.g. the key projection's bias: adding b to every
+            # key adds q.b to each score of a row, which the softmax ignores. Both backends
+            # give rounding noise; that noise must stay small, not equal.
+            assert a.abs().max().item() < 1e-4 * largest, name
+            continue
         assert (a - b).abs().max().item() <= tol * scale, name
+        checked += 1
+    assert checked >= len(names) - 2  # only the key biases may be all noise

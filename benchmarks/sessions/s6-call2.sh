@@ -1,3 +1,8 @@
+# CORRECTION (found after the call): every "old" run here imported the NEW sparseflash.
+# `python -m` puts the working directory ahead of PYTHONPATH on sys.path, so
+# `PYTHONPATH=$OLD:$PWD` in the repository root did not select the old package. The "old"
+# rows are repeats of the new tree, and the resumed Pathfinder runs trained on the new
+# kernels. Call 4 (s6-call4.sh) redoes the old-vs-new A/B from the old tree's own directory.
 # Session 6, device call 2 (nvidia-h200-x4): the v8 kernel changes against the tree before
 # them (cc25925, .carry/old-sf.tar: its sparseflash package only), in one call.
 # (Ran on commit fb265c5; the SPARSEFLASH_DKDV_KEY_MAJOR and SPARSEFLASH_WARP_SPECIALIZE

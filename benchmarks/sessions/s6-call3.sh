@@ -1,3 +1,8 @@
+# CORRECTION (found after the call): every "old" run here imported the NEW sparseflash.
+# `python -m` puts the working directory ahead of PYTHONPATH on sys.path, so
+# `PYTHONPATH=$OLD:$PWD` in the repository root did not select the old package. The "old"
+# rows are repeats of the new tree, and the resumed Pathfinder runs trained on the new
+# kernels. Call 4 (s6-call4.sh) redoes the old-vs-new A/B from the old tree's own directory.
 # Session 6, device call 3 (nvidia-h200, one GPU). Call 2's A/B kept three of the v8
 # changes (head-dim masks folded, row max over raw scores, dot-accumulate) and turned the
 # other two off (TMA: opt-in now; dK/dV on transposed scores: removed). Here:
