@@ -227,12 +227,26 @@ def test_training_split_augments_evaluation_splits_do_not(tmp_path):
 
 def test_every_config_is_valid():
     for task in configs.TASKS:
-        for variant in configs.VARIANTS:
+        for variant in configs.variants(task):
             cfg = configs.get_config(task, variant)
             info = lra_train.layout_info(cfg)
             assert 0 < info["density"] <= 1
-            assert (variant == "full") == (not cfg.deviations)
+            assert (variant == "tiny") == bool(cfg.deviations)
     assert configs.get_config("pathx", "full").task == "pathfinder128"
+    assert configs.variants("listops") == ("full", "tiny")
+    with pytest.raises(ValueError, match="choose from full, tiny"):
+        configs.get_config("listops", "tuned")
+
+
+def test_tuned_pathfinder32_is_the_measured_run():
+    """``--config tuned`` is the command line of the 74.6% run (its --set overrides)."""
+    import json
+    from pathlib import Path
+    run = json.loads((Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+                      / "lra-pathfinder32-full-emb1-aug-d128-NVIDIA-H200.json").read_text())
+    tuned = configs.get_config("pathfinder32", "tuned").to_dict()
+    differing = {k for k, v in run["config"].items() if tuned.get(k) != v}
+    assert differing <= {"variant", "notes"}, differing
     with pytest.raises(ValueError, match="did you mean 'listops'"):
         configs.get_config("listop")
 

@@ -18,6 +18,7 @@ import sys
 from typing import Optional, Sequence
 
 from .configs import (TASK_ALIASES, TASKS, VARIANTS, LRAConfig, apply_overrides, get_config,
+                      variants,
                       resolve_task)
 
 
@@ -33,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--task", help="task name (see below)")
     p.add_argument("--config", default="tiny",
-                   help=f"configuration size: {' or '.join(VARIANTS)} (default: tiny)")
+                   help=f"configuration: {', '.join(VARIANTS)} (tuned: Pathfinder only; "
+                        "default: tiny)")
     p.add_argument("--layout", help="sparseflash pattern overriding the config's, e.g. "
                                     "'local(2) | global(1)'; 'dense' for the dense baseline")
     p.add_argument("--block", type=int, help="layout block size (default: the config's)")
@@ -69,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _list_configs() -> str:
     lines = []
     for task in TASKS:
-        for variant in VARIANTS:
+        for variant in variants(task):
             c = get_config(task, variant)
             lines.append(f"{c.name:20s} N={c.seq_len:<6d} L={c.num_layers} d={c.d_model:<4d} "
                          f"h={c.num_heads} ffn={c.ffn_dim:<5d} batch={c.batch_size:<4d} "
