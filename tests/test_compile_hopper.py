@@ -43,8 +43,8 @@ def test_philox_only_with_dropout(counts):
 
 
 def test_plain_kernel_streams_kv_through_async_copies(counts):
-    """Software pipelining of the K/V loads. (With padding it is lost today: the
-    per-block skip is a branch around the tile; benchmarks/NOTES.md, v6.)"""
+    """Software pipelining of the K/V loads (with padding too since v7, when the per-block
+    skip became a shorter walk; benchmarks/NOTES.md)."""
     assert counts["plain"].get("cp.async.commit_group", 0) > 0
 
 

@@ -76,6 +76,40 @@ def test_against_float64(case, dtype):
         assert err <= 2 * base_err + 2e-3, f"{name}: kernel error {err:.3g}, reference {base_err:.3g}"
 
 
+# The forward through tensor descriptors (SPARSEFLASH_TMA=1, off by default): ragged
+# lengths, a head dim short of its tile, GQA, padding, and a split global row.
+TMA_CASES = [CASES[i] for i in (1, 2, 4, 7, 8)]
+
+
+@pytest.mark.parametrize("case", TMA_CASES, ids=[c[0] + f"-D{c[6]}" for c in TMA_CASES])
+def test_tma_forward_against_float64(case, monkeypatch):
+    from sparseflash.kernels import launch
+    monkeypatch.setenv("SPARSEFLASH_TMA", "1")
+    used = []
+    real = launch._tma_usable
+    monkeypatch.setattr(launch, "_tma_usable", lambda *t: used.append(real(*t)) or used[-1])
+    test_against_float64(case, torch.bfloat16)
+    assert used and all(used)
+
+
+@pytest.mark.parametrize("scale", [-30.0, 0.0])
+def test_non_positive_scale(scale):
+    """The launcher rewrites scale <= 0 for the forward (q -> -q, or q -> 0)."""
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    q, k, v = (torch.randn(2, 4, 700, 64, device="cuda", dtype=torch.bfloat16, generator=gen)
+               for _ in range(3))
+    kpm = torch.arange(700, device="cuda")[None, :] >= torch.tensor([[700], [150]],
+                                                                     device="cuda")
+    layout = sparseflash.compile_layout("causal | global(1)", 700, block=64, device="cuda")
+    mask = layout.to_dense()
+    out = sparseflash.attention(q, k, v, layout, scale=scale, key_padding_mask=kpm,
+                                backend="triton")
+    gold, _ = dense_attention(q.double(), k.double(), v.double(), mask, scale=scale,
+                              key_padding_mask=kpm)
+    assert torch.isfinite(out).all()
+    assert (out.double() - gold).abs().max().item() < 5e-2  # bf16 outputs up to ~4
+
+
 def test_deterministic_backward():
     gen = torch.Generator(device="cuda").manual_seed(0)
     q, k, v = (torch.randn(2, 8, 2048, 64, device="cuda", dtype=torch.bfloat16, generator=gen)

@@ -4,7 +4,7 @@ The launchers choose between paths the default tests do not all reach on a CPU:
 
 * with ``SPARSEFLASH_TMA=1`` the forward loads K and V through tensor descriptors
   (``USE_TMA``) on Hopper GPUs and under the interpreter, which emulates them;
-* a negative ``scale`` is folded into q (the forward needs a positive one).
+* a negative or zero ``scale`` is folded into q (the forward needs a positive one).
 """
 
 import pytest
@@ -51,8 +51,8 @@ def test_forward_through_tensor_descriptors(case, dtype, monkeypatch):
 
 
 def test_descriptors_need_aligned_rows(monkeypatch):
-    """A row stride of 36 bytes (fp16, D=18 in a strided view) cannot be described; the
-    forward falls back to pointer loads and stays correct."""
+    """A row stride of 40 bytes (fp16, the first 18 of 20 columns) cannot be described;
+    the forward falls back to pointer loads and stays correct."""
     monkeypatch.setenv("SPARSEFLASH_TMA", "1")
     used = _spy(monkeypatch, "_tma_usable")
     q, k, v = make_qkv(1, 2, 2, 40, 40, 20, dtype=torch.float16, seed=4)
@@ -63,7 +63,15 @@ def test_descriptors_need_aligned_rows(monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
-def test_negative_scale(dtype):
-    q, k, v = make_qkv(1, 2, 2, 50, 50, 16, dtype=dtype, seed=6)
-    check_attention(q, k, v, "causal | global(1)", backend="triton", block=16, scale=-0.7)
-    check_attention(q, k, v, "causal | global(1)", backend="torch", block=16, scale=-0.7)
+@pytest.mark.parametrize("scale", [-30.0, 0.0, -0.0])
+def test_non_positive_scale(dtype, scale):
+    """The forward folds the scale into the softmax shift, which needs scale > 0; the
+    launcher rewrites the others (q -> -q for a negative scale, q -> 0 for zero). At
+    scale -30 the scaled scores span far more than exp2's range, and the padding leaves
+    whole tiles without a key, where -inf times a negative scale would give +inf."""
+    q, k, v = make_qkv(2, 2, 2, 50, 50, 16, dtype=dtype, seed=6)
+    kpm = _trailing_padding([50, 14], 50)
+    for backend in ("triton", "torch"):
+        res = check_attention(q, k, v, "causal | global(1)", backend=backend, block=16,
+                              scale=scale, key_padding_mask=kpm)
+        assert torch.isfinite(res["out"]).all()

@@ -236,6 +236,8 @@ def test_every_config_is_valid():
     assert configs.variants("listops") == ("full", "tiny")
     with pytest.raises(ValueError, match="choose from full, tiny"):
         configs.get_config("listops", "tuned")
+    with pytest.raises(ValueError, match="did you mean 'listops'"):
+        configs.get_config("listop")
 
 
 def test_tuned_pathfinder32_is_the_measured_run():
@@ -245,10 +247,9 @@ def test_tuned_pathfinder32_is_the_measured_run():
     run = json.loads((Path(__file__).resolve().parents[1] / "benchmarks" / "results"
                       / "lra-pathfinder32-full-emb1-aug-d128-NVIDIA-H200.json").read_text())
     tuned = configs.get_config("pathfinder32", "tuned").to_dict()
-    differing = {k for k, v in run["config"].items() if tuned.get(k) != v}
+    assert set(tuned) == set(run["config"])
+    differing = {k for k, v in run["config"].items() if tuned[k] != v}
     assert differing <= {"variant", "notes"}, differing
-    with pytest.raises(ValueError, match="did you mean 'listops'"):
-        configs.get_config("listop")
 
 
 # --------------------------------------------------------------------------- #

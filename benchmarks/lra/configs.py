@@ -297,7 +297,9 @@ def _pathfinder_full(res: int) -> LRAConfig:
 
 def _pathfinder_tuned(res: int) -> LRAConfig:
     """Pathfinder-``res`` with the recipe found on Pathfinder-32 (session 6, one H200:
-    74.6% test, ``benchmarks/results/lra-pathfinder32-tuned-*``; README, Experiments).
+    74.6% test; it ran as ``--config full`` with ``--set`` overrides, hence its results
+    file ``benchmarks/results/lra-pathfinder32-full-emb1-aug-d128-NVIDIA-H200.json``;
+    README, Experiments).
 
     From the Nystromformer paper's PyTorch LRA code (Xiong et al. 2021, ``lra_config.py``):
     2 layers, batch 256, 312 warmup steps and linear decay. Found here: token embeddings

@@ -6,8 +6,8 @@
 # Session 6, device call 3 (nvidia-h200, one GPU). Call 2's A/B kept three of the v8
 # changes (head-dim masks folded, row max over raw scores, dot-accumulate) and turned the
 # other two off (TMA: opt-in now; dK/dV on transposed scores: removed). Here:
-# 1. the d=128 Pathfinder-32 run finishes its last ~2.8K steps and its test evaluation, on
-#    the kernels it trained with (the old tree), while tests/test_gpu.py checks the final
+# 1. the d=128 Pathfinder-32 run finishes its last ~2.8K steps and its test evaluation (meant
+#    to run on the old tree; in fact on the final one, see the correction above), while tests/test_gpu.py checks the final
 #    kernels (float64 comparisons, dropout, determinism, whole-model gradients);
 # 2. alone on the GPU, the final tree against the old one (two rounds each, D=64 and 128),
 #    then the paper's E.6 setup (dropout, padding) new vs old, then memcheck and racecheck.

@@ -59,14 +59,14 @@ def _probabilities(s, offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, lse2, qk_s
 
 
 @triton.jit
-def _dkdv_tile(dk, dv, k, v, Q, DO, LSE, DELTA, start_m, start_n, offs_d, code, b, bh,
+def _dkdv_tile(dk, dv, k_t, v_t, Q, DO, LSE, DELTA, start_m, start_n, offs_d, code, b, bh,
                N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
                qk_scale, seed, dropout_p, keep_threshold,
                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, PARTIAL: tl.constexpr,
                HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
                PRECISION: tl.constexpr, EVEN_D: tl.constexpr):
-    """One query tile's contribution to this program's dK and dV (BLOCK_N, BLOCK_D); k and
-    v are the transposed tiles (BLOCK_D, BLOCK_N), so that S = q k and dP = dO v.
+    """One query tile's contribution to this program's dK and dV (BLOCK_N, BLOCK_D); k_t
+    and v_t are the transposed tiles (BLOCK_D, BLOCK_N), so that S = q k_t, dP = dO v_t.
 
     (Working on transposed scores instead, S^T = k^T q^T, needs no transpose of P and dS
     and halves the exponentials in the compiled code, but measured 3-5% slower end to end
@@ -83,9 +83,9 @@ def _dkdv_tile(dk, dv, k, v, Q, DO, LSE, DELTA, start_m, start_n, offs_d, code, 
     lse2 = tl.where(lse == float("-inf"), float("inf"), lse)
     delta = tl.load(DELTA + offs_m, mask=m_ok, other=0.0)
     offs_n = start_n + tl.arange(0, BLOCK_N)
-    p = _probabilities(mma(q, k, PRECISION), offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b,
+    p = _probabilities(mma(q, k_t, PRECISION), offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b,
                        lse2, qk_scale, PARTIAL, HAS_PADDING)
-    dp = mma(do, v, PRECISION)
+    dp = mma(do, v_t, PRECISION)
     if HAS_DROPOUT:
         keep = dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, keep_threshold)
         scale_keep = 1.0 / (1.0 - dropout_p)

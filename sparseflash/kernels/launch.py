@@ -2,10 +2,10 @@
 tile under the Triton interpreter), compute grids, and pass strides, so the kernels accept
 non-contiguous inputs.
 
-Autotuning is keyed on what changes the best tile (head dim, dtype, layout block, padding,
-dropout, and a capped class of the mean row length: see :func:`length_class`), never on the
-sequence length itself; ``N`` and ``Nk`` are not specialised either, so a new length reuses
-the compiled kernel.
+Autotuning is keyed on what changes the best tile (head dim and whether it fills its tile,
+dtype, layout block, padding, dropout, TMA loads, and a capped class of the mean row
+length: see :func:`length_class`), never on the sequence length itself; ``N`` and ``Nk``
+are not specialised either, so a new length reuses the compiled kernel.
 """
 
 from __future__ import annotations
@@ -210,10 +210,12 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
     real key are skipped."""
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
-    if scale < 0:
-        # The kernel folds the scale into the softmax shift, which needs scale > 0:
-        # q k^T * scale = (-q) k^T * |scale|.
-        q, scale = -q, -scale
+    if scale <= 0:
+        # The kernel folds the scale into the softmax shift, which needs scale > 0 (and a
+        # masked -inf times 0 would be NaN): q k^T * scale = (-q) k^T * |scale|, and a zero
+        # scale gives the same all-zero scores as zero queries. The backward reads the
+        # caller's q and scale, which give the same probabilities.
+        q, scale = (-q, -scale) if scale < 0 else (torch.zeros_like(q), 1.0)
     o = torch.empty_like(q)
     lse = torch.empty(B, H, N, dtype=torch.float32, device=q.device)
     kpm, limits, s_kpm, s_lim, has_padding = _padding_args(key_padding, kv_limits, q.device)
