@@ -1,5 +1,6 @@
 """What the forward and dK/dV kernels compile to on Hopper, without a GPU: counts of layout
-conversions, shared-memory traffic and barriers in the compiled code.
+conversions, shared-memory traffic and barriers in the compiled code, and the registers
+and spills ptxas reports.
 
     python -m benchmarks.compile_probe                      # plain vs dropout vs padding
     python -m benchmarks.compile_probe --block-m 64 --block-n 64 --stages 2
@@ -75,11 +76,34 @@ def probe(*, dropout: bool, padding: bool, block_m: int, block_n: int, head_dim:
                    compiled.asm["ttgir"]))
     counts.update(re.findall(r"^\s*(" + "|".join(re.escape(o) for o in _PTX_OPS) + r")",
                              compiled.asm["ptx"], re.M))
+    counts.update(_register_use(compiled.asm["ptx"], arch))
     # Tensor-descriptor copies are predicated (``@%p cp.async.bulk.tensor...``), which the
     # line-start pattern above does not see.
     counts["cp.async.bulk.tensor"] = compiled.asm["ptx"].count("cp.async.bulk.tensor")
     counts["shared_bytes"] = compiled.metadata.shared
     return dict(counts)
+
+
+def _register_use(ptx: str, arch: int) -> Dict[str, int]:
+    """Registers per thread and bytes spilled to local memory, from ``ptxas -v`` on the PTX
+    (the ptxas Triton itself uses). 255 registers with spills means the tile does not fit
+    the register file: every spill is a local-memory round trip in the loop."""
+    import subprocess
+    import tempfile
+
+    from triton.backends.nvidia.compiler import get_ptxas
+    suffix = "a" if arch == 90 else ""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "kernel.ptx")
+        with open(src, "w") as f:
+            f.write(ptx)
+        info = subprocess.run([get_ptxas(arch).path, f"-arch=sm_{arch}{suffix}", "-v", src,
+                               "-o", os.path.join(tmp, "kernel.o")],
+                              capture_output=True, text=True).stderr
+    regs = re.search(r"Used (\d+) registers", info)
+    spills = re.search(r"(\d+) bytes spill stores", info)
+    return {"registers": int(regs.group(1)) if regs else -1,
+            "spill_bytes": int(spills.group(1)) if spills else -1}
 
 
 def main(argv=None) -> None:
@@ -113,7 +137,8 @@ def main(argv=None) -> None:
     if args.json:
         print(json.dumps(results))
         return
-    keys = [k for k in (*_IR_OPS, *_PTX_OPS, "cp.async.bulk.tensor", "shared_bytes")
+    keys = [k for k in (*_IR_OPS, *_PTX_OPS, "cp.async.bulk.tensor", "shared_bytes",
+                        "registers", "spill_bytes")
             if any(k in r for r in results.values())]
     print(f"{args.kernel} kernel{' (TMA)' if args.tma else ''}, sm_{args.arch}, BLOCK_M={args.block_m} BLOCK_N={args.block_n} "
           f"D={args.head_dim} stages={args.stages} warps={args.warps} (static counts)")
