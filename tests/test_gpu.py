@@ -110,6 +110,21 @@ def test_non_positive_scale(scale):
     assert (out.double() - gold).abs().max().item() < 5e-2  # bf16 outputs up to ~4
 
 
+@pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two GPUs")
+def test_tensors_on_a_device_that_is_not_current():
+    """Triton launches on the current device; the launchers switch to the tensors' one."""
+    torch.cuda.set_device(0)
+    q, k, v = (torch.randn(1, 2, 300, 64, device="cuda:1", dtype=torch.bfloat16,
+                           requires_grad=True) for _ in range(3))
+    out = sparseflash.attention(q, k, v, "local(1) | global(1)", block=64, backend="triton")
+    out.float().sum().backward()
+    ref = sparseflash.attention(*(t.detach().cpu().float() for t in (q, k, v)),
+                                "local(1) | global(1)", block=64, backend="torch")
+    assert out.device == q.grad.device == torch.device("cuda:1")
+    assert (out.float().cpu() - ref).abs().max().item() < 3e-2
+    assert torch.cuda.current_device() == 0
+
+
 def test_deterministic_backward():
     gen = torch.Generator(device="cuda").manual_seed(0)
     q, k, v = (torch.randn(2, 8, 2048, 64, device="cuda", dtype=torch.bfloat16, generator=gen)

@@ -10,6 +10,8 @@ are not specialised either, so a new length reuses the compiled kernel.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 from dataclasses import dataclass
 from typing import Optional, Sequence
@@ -197,6 +199,20 @@ def _padding_args(key_padding: Optional[torch.Tensor], kv_limits: Optional[torch
     return key_padding, kv_limits, key_padding.stride(0), kv_limits.stride(0), True
 
 
+def _on_tensors_device(launcher):
+    """Run ``launcher`` with its first tensor's GPU as the current CUDA device: Triton
+    launches on the current device, so tensors on ``cuda:1`` while ``cuda:0`` is current
+    would otherwise reach a kernel on the wrong GPU. Costs nothing when they agree."""
+    @functools.wraps(launcher)
+    def wrapper(first: torch.Tensor, *args, **kwargs):
+        device = first.device
+        switch = device.type == "cuda" and device.index != torch.cuda.current_device()
+        with torch.cuda.device(device) if switch else contextlib.nullcontext():
+            return launcher(first, *args, **kwargs)
+    return wrapper
+
+
+@_on_tensors_device
 def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[torch.Tensor],
             meta: LayoutMeta, scale: float, key_padding: Optional[torch.Tensor],
             kv_limits: Optional[torch.Tensor], seed: int, dropout_p: float):
@@ -267,6 +283,7 @@ def _add_split_partials(ws: torch.Tensor, split_slots: torch.Tensor, split_rows:
         LAYOUT_BLOCK=block, BLOCK_M=tile, BLOCK_D=max(16, triton.next_power_of_2(D)))
 
 
+@_on_tensors_device
 def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
              o: torch.Tensor, lse: torch.Tensor, tables: Sequence[torch.Tensor],
              meta: LayoutMeta, scale: float, key_padding: Optional[torch.Tensor],
