@@ -26,6 +26,15 @@ step() {
     echo "== $(date +%T) $name exit $rc" | tee -a "$LOGS/$name.log"
 }
 
+# The LRA harness as the session scripts run it (one data, checkpoint and results folder per
+# call), and the Pathfinder-32 recipe of the Nystromformer paper's LRA code (Xiong et al.
+# 2021, lra_config.py: 2 layers, lr 1e-4, batch 256, 312 warmup steps, linear decay,
+# 62,400 steps) that sessions 5 and 6 started from; a script adds its variant's --set's.
+LRA="python -m benchmarks.lra --config full --no-progress --out-dir $RES --data-dir $WORK/data --ckpt-dir $WORK/ckpt"
+NYS=(--task pathfinder32 --set num_layers=2 --set lr=1e-4 --set batch_size=256
+     --set eval_batch_size=256 --set steps=62400 --set warmup_steps=312 --set schedule=linear
+     --set eval_interval=624 --set checkpoint_interval=624)
+
 # pathfinder32_data: build the Pathfinder-32 splits once into $WORK/data, before the runs
 # that share them start (the cache is read-only once written).
 pathfinder32_data() {

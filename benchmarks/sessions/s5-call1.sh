@@ -6,10 +6,6 @@
 #   sin      fixed 2-D sinusoidal positions                     - does a notion of offset help?
 #   sin-aug  both; also dense, CLS pooling, no dropout, LRA's lr 1e-3 (2 and 4 layers)
 source benchmarks/sessions/common.sh
-LRA="python -m benchmarks.lra --config full --no-progress --out-dir $RES --data-dir $WORK/data --ckpt-dir $WORK/ckpt"
-NYS=(--task pathfinder32 --set num_layers=2 --set lr=1e-4 --set batch_size=256
-     --set eval_batch_size=256 --set steps=62400 --set warmup_steps=312 --set schedule=linear
-     --set eval_interval=624 --set checkpoint_interval=624)
 LRA_LR=(--task pathfinder32 --set lr=1e-3 --set schedule=cosine --set eval_interval=312
         --set checkpoint_interval=312)
 SIN=(--set positional=sincos2d)

@@ -6,10 +6,6 @@
 # GPUs 0-3: Pathfinder-32 with head dim 64 (1 head, or d=128 over 2) next to head dim 32
 #   with Flax-scale token embeddings (embed_std=1), LRA's lr 1e-3 or the Nystromformer recipe.
 source benchmarks/sessions/common.sh
-LRA="python -m benchmarks.lra --config full --no-progress --out-dir $RES --data-dir $WORK/data --ckpt-dir $WORK/ckpt"
-NYS=(--task pathfinder32 --set num_layers=2 --set lr=1e-4 --set batch_size=256
-     --set eval_batch_size=256 --set steps=62400 --set warmup_steps=312 --set schedule=linear
-     --set eval_interval=624 --set checkpoint_interval=624)
 LRA_LR=(--task pathfinder32 --set num_layers=2 --set lr=1e-3 --set schedule=cosine
         --set eval_interval=312 --set checkpoint_interval=312)
 SIN=(--set positional=sincos2d)

@@ -4,10 +4,6 @@
 # whole-model gradient test did not finish while training shared the GPU).
 # Needs: carry .carry (the emb1-aug checkpoint of call 3).
 source benchmarks/sessions/common.sh
-LRA="python -m benchmarks.lra --config full --no-progress --out-dir $RES --data-dir $WORK/data --ckpt-dir $WORK/ckpt"
-NYS=(--task pathfinder32 --set num_layers=2 --set lr=1e-4 --set batch_size=256
-     --set eval_batch_size=256 --set steps=62400 --set warmup_steps=312 --set schedule=linear
-     --set eval_interval=624 --set checkpoint_interval=624)
 pathfinder32_data
 MIN=$(python -c "print(round(($(left) - 40) / 60, 2))")
 step pf-emb1-aug $LRA "${NYS[@]}" --set augment=dihedral --set embed_std=1.0 --tag emb1-aug \

@@ -4,10 +4,7 @@
 # depth or width, one per GPU, and the control the README lacks (std-1 embeddings without
 # augmentation). GPU 0 first probes Triton's Hopper features (seconds).
 source benchmarks/sessions/common.sh
-LRA="python -m benchmarks.lra --config full --no-progress --out-dir $RES --data-dir $WORK/data --ckpt-dir $WORK/ckpt"
-NYS=(--task pathfinder32 --set num_layers=2 --set lr=1e-4 --set batch_size=256
-     --set eval_batch_size=256 --set steps=62400 --set warmup_steps=312 --set schedule=linear
-     --set eval_interval=624 --set checkpoint_interval=624 --set embed_std=1.0)
+NYS+=(--set embed_std=1.0)
 AUG=(--set augment=dihedral)
 END=$((START + BUDGET - 40))
 run() {  # run GPU TAG ARGS...: train until END (resuming TAG's checkpoint from .carry if any)

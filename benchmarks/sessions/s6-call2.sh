@@ -45,11 +45,7 @@ speed() {  # speed D: every variant at head dim D, one process each, alternating
 }
 (export CUDA_VISIBLE_DEVICES=0; speed 64) &
 (export CUDA_VISIBLE_DEVICES=1; speed 128) &
-LRA="python -m benchmarks.lra --config full --no-progress --out-dir $RES --data-dir $WORK/data --ckpt-dir $WORK/ckpt"
-NYS=(--task pathfinder32 --set num_layers=2 --set lr=1e-4 --set batch_size=256
-     --set eval_batch_size=256 --set steps=62400 --set warmup_steps=312 --set schedule=linear
-     --set eval_interval=624 --set checkpoint_interval=624 --set embed_std=1.0
-     --set augment=dihedral)
+NYS+=(--set embed_std=1.0 --set augment=dihedral)
 END=$((START + BUDGET - 40))
 run() {  # run GPU TAG ARGS...: resume TAG from .carry, train until END, on the kernels
     local gpu=$1 tag=$2; shift 2  # it started with (the old tree: the new ones are on trial)

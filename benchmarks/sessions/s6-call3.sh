@@ -15,11 +15,7 @@
 source benchmarks/sessions/common.sh
 OLD=/tmp/old
 mkdir -p $OLD && tar -xf .carry/old-sf.tar -C $OLD
-LRA="python -m benchmarks.lra --config full --no-progress --out-dir $RES --data-dir $WORK/data --ckpt-dir $WORK/ckpt"
-NYS=(--task pathfinder32 --set num_layers=2 --set lr=1e-4 --set batch_size=256
-     --set eval_batch_size=256 --set steps=62400 --set warmup_steps=312 --set schedule=linear
-     --set eval_interval=624 --set checkpoint_interval=624 --set embed_std=1.0
-     --set augment=dihedral)
+NYS+=(--set embed_std=1.0 --set augment=dihedral)
 (SPARSEFLASH_NO_AUTOTUNE=1 step gpu-tests python -m pytest -q -p no:cacheprovider \
      -o faulthandler_timeout=200 --durations=10 tests/test_gpu.py) &
 (pathfinder32_data
