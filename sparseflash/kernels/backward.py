@@ -16,8 +16,8 @@ log-sum-exp; dropout regenerates the same keep-mask from the Philox seed.
 import triton
 import triton.language as tl
 
-from .common import (dropout_keep, head_dim_mask, mma, scheduled_program, tile_mask,
-                     walk_ends)
+from .common import (dropout_keep, head_dim_mask, key_bound_mask, mma, scheduled_program,
+                     tile_mask, walk_ends)
 
 
 @triton.jit(do_not_specialize=["N"])
@@ -212,10 +212,7 @@ def _dq_tile(dq, q, do, lse2, delta, K, V, start_n, offs_m, offs_d, code, b, bh,
              EVEN_D: tl.constexpr):
     offs_n = start_n + tl.arange(0, BLOCK_N)
     d_ok = head_dim_mask(offs_d, D, EVEN_D)
-    if PARTIAL:
-        kv_ok = offs_n < Nk
-    else:
-        kv_ok = tl.full((BLOCK_N,), 1, tl.int1)
+    kv_ok = key_bound_mask(offs_n, Nk, PARTIAL)
     k_t = tl.load(K + offs_n[None, :] * stride_kn + offs_d[:, None] * stride_kd,
                   mask=d_ok[:, None] & kv_ok[None, :], other=0.0)
     v_t = tl.load(V + offs_n[None, :] * stride_vn + offs_d[:, None] * stride_vd,

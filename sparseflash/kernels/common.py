@@ -43,6 +43,17 @@ def head_dim_mask(offs_d, D, EVEN_D: tl.constexpr):
         return offs_d < D
 
 
+@triton.jit
+def key_bound_mask(offs_n, Nk, PARTIAL: tl.constexpr):
+    """bool (BLOCK_N,): the keys that exist (``< Nk``). Only a partial block can reach past
+    the end (the ragged last key block is always partial), so for a full one it is a
+    constant the compiler folds out of the K/V load masks."""
+    if PARTIAL:
+        return offs_n < Nk
+    else:
+        return tl.full(offs_n.shape, 1, tl.int1)
+
+
 # Keys that share one Philox call: its four 32-bit words split into eight 16-bit halves.
 KEYS_PER_PHILOX = tl.constexpr(8)
 

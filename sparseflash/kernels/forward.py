@@ -11,8 +11,8 @@ log-sum-exp ``log2(sum(2^(s * scale * log2(e))))`` = natural lse * log2(e).
 import triton
 import triton.language as tl
 
-from .common import (dropout_keep, head_dim_mask, mma, scheduled_program, tile_mask,
-                     walk_ends)
+from .common import (dropout_keep, head_dim_mask, key_bound_mask, mma, scheduled_program,
+                     tile_mask, walk_ends)
 
 
 @triton.jit
@@ -31,10 +31,7 @@ def _attend_tile(acc, l_i, m_i, q, K, V, start_n, offs_m, offs_d, code, b, bh,
         v = V.load([start_n, 0])
     else:
         d_ok = head_dim_mask(offs_d, D, EVEN_D)
-        if PARTIAL:
-            kv_ok = offs_n < Nk
-        else:
-            kv_ok = tl.full((BLOCK_N,), 1, tl.int1)
+        kv_ok = key_bound_mask(offs_n, Nk, PARTIAL)
         k = tl.load(K + offs_n[None, :] * stride_kn + offs_d[:, None] * stride_kd,
                     mask=d_ok[:, None] & kv_ok[None, :], other=0.0)
         v = tl.load(V + offs_n[:, None] * stride_vn + offs_d[None, :] * stride_vd,
@@ -47,14 +44,9 @@ def _attend_tile(acc, l_i, m_i, q, K, V, start_n, offs_m, offs_d, code, b, bh,
     if PARTIAL or HAS_PADDING:
         keep = tile_mask(offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, PARTIAL, HAS_PADDING)
         s = tl.where(keep, s, float("-inf"))
-        m_new = tl.maximum(m_i, tl.max(s, 1) * qk_scale)
-        # A row with nothing on so far keeps m = -inf; subtract 0 instead so exp2 gives 0,
-        # not NaN.
-        m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
-    else:
-        # Every score counts, so the row maximum is finite.
-        m_new = tl.maximum(m_i, tl.max(s, 1) * qk_scale)
-        m_safe = m_new
+    m_new = tl.maximum(m_i, tl.max(s, 1) * qk_scale)
+    # A row with nothing on so far keeps m = -inf; subtract 0 instead so exp2 gives 0, not NaN.
+    m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
     p = tl.math.exp2(s * qk_scale - m_safe[:, None])
     alpha = tl.math.exp2(m_i - m_safe)
     l_i = l_i * alpha + tl.sum(p, 1)
