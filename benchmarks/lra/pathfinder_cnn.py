@@ -64,6 +64,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
+from .model import count_parameters
 from .pathfinder import (NUM_CLASSES, PathfinderBatch, PathfinderDataConfig, load_pathfinder,
                          random_dihedral)
 
@@ -190,10 +191,6 @@ class PathfinderCNN(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``(B, 1, H, W)`` -> ``(B, num_classes)``."""
         return self.head(self.features(x).mean(dim=(2, 3)))
-
-
-def count_parameters(model: nn.Module) -> int:
-    return sum(p.numel() for p in model.parameters())
 
 
 # --------------------------------------------------------------------------- #
