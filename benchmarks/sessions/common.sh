@@ -30,19 +30,21 @@ step() {
 # call), and the Pathfinder-32 recipe of the Nystromformer paper's LRA code (Xiong et al.
 # 2021, lra_config.py: 2 layers, lr 1e-4, batch 256, 312 warmup steps, linear decay,
 # 62,400 steps) that sessions 5 and 6 started from; a script adds its variant's --set's.
-LRA="python -m benchmarks.lra --config full --no-progress --out-dir $RES --data-dir $WORK/data --ckpt-dir $WORK/ckpt"
+LRA_ARGS="--no-progress --out-dir $RES --data-dir $WORK/data --ckpt-dir $WORK/ckpt"
+LRA="python -m benchmarks.lra --config full $LRA_ARGS"
 NYS=(--task pathfinder32 --set num_layers=2 --set lr=1e-4 --set batch_size=256
      --set eval_batch_size=256 --set steps=62400 --set warmup_steps=312 --set schedule=linear
      --set eval_interval=624 --set checkpoint_interval=624)
 
-# pathfinder32_data: build the Pathfinder-32 splits once into $WORK/data, before the runs
-# that share them start (the cache is read-only once written).
-pathfinder32_data() {
-    step data python -c "
+# lra_data TASK [CONFIG]: build TASK's splits once into $WORK/data (on GPU 0), before the
+# runs that share them start (the cache is read-only once written).
+lra_data() {
+    step data-$1 python -c "
 from benchmarks.lra import configs, train
-train.load_data(configs.get_config('pathfinder32', 'full'), data_dir='$WORK/data', progress=False,
+train.load_data(configs.get_config('$1', '${2:-full}'), data_dir='$WORK/data', progress=False,
                 device=__import__('torch').device('cuda'))"
 }
+pathfinder32_data() { lra_data pathfinder32; }
 
 pack() {
     nvidia-smi >"$LOGS/nvidia-smi.txt" 2>&1
