@@ -8,7 +8,7 @@
 source benchmarks/sessions/common.sh
 DDP="torchrun --standalone --nproc-per-node 4 -m benchmarks.lra --config tuned $LRA_ARGS"
 P32=.carry/lra-pathfinder32-full-emb1-aug-d128-NVIDIA-H200.pt
-P64=(--task pathfinder64 --tag from32 --set lr=1e-4 --set steps=12480)
+P64=(--task pathfinder64 --tag from32 --set lr=1e-4 --set steps=9360)
 P64_NAME=lra-pathfinder64-tuned-from32-4xNVIDIA-H200
 # Path-X fine-tuning: the schedule is fixed here so that the next call resumes the same run.
 PX=(--task pathfinder128 --tag from64 --set lr=1e-4 --set steps=9984 --set warmup_steps=312
