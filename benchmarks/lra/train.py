@@ -126,7 +126,10 @@ def init_distributed(device: Optional[str] = None) -> DistEnv:
         dev, backend = torch.device("cpu"), "gloo"
     owns = not dist.is_initialized()
     if owns:
-        dist.init_process_group(backend=backend)
+        # Naming the GPU binds NCCL's communicator to it (without it, NCCL guesses the
+        # device from the global rank and warns that a mismatch would hang).
+        dist.init_process_group(backend=backend,
+                                device_id=dev if backend == "nccl" else None)
     return DistEnv(rank, world, local_rank, dev, owns_group=owns)
 
 
