@@ -35,19 +35,15 @@ def _candidate_configs(kind: str):
         return [triton.Config({"BLOCK_M": t, "BLOCK_N": t}, num_warps=4, num_stages=1)
                 for t in (64, 32, 16)]
     shapes = {
-        # (BLOCK_M, BLOCK_N, warps, stages). The 8-warp tiles marked "v9" are the ones that
-        # ptxas compiles without spilling registers at D=128 (benchmarks/NOTES.md, v8 and v9).
         "fwd": [(128, 64, 4, 3), (128, 64, 8, 3), (128, 128, 8, 3), (128, 128, 8, 2),
-                (128, 64, 4, 4), (128, 32, 4, 3), (128, 32, 8, 3), (64, 64, 8, 3),  # v9
+                (128, 64, 4, 4), (128, 32, 4, 3),
                 (64, 64, 4, 3), (64, 64, 4, 2), (64, 32, 4, 2), (32, 32, 4, 2), (16, 16, 4, 2)],
-        # Deeper-pipelined backward tiles (4-5 stages) were tried in v4: tuned on dense, they
-        # slowed short sparse rows at D=64 by a third, so they are out until the tuning key
-        # sees row length.
+        # (BLOCK_M, BLOCK_N, warps, stages). Deeper-pipelined backward tiles (4-5 stages)
+        # were tried in v4 (benchmarks/NOTES.md): tuned on dense, they slowed short sparse
+        # rows at D=64 by a third, so they are out until the tuning key sees row length.
         "dkdv": [(64, 128, 8, 3), (32, 128, 4, 3), (64, 64, 4, 3), (32, 64, 4, 3),
-                 (128, 64, 8, 2), (32, 64, 8, 2),  # v9
                  (64, 64, 4, 2), (32, 64, 4, 2), (32, 32, 4, 2), (16, 16, 4, 2)],
         "dq": [(128, 64, 8, 3), (64, 64, 4, 3), (128, 32, 4, 3), (64, 32, 4, 3),
-               (128, 32, 8, 2),  # v9: the fewest spilled bytes at D=128 (none spill-free)
                (64, 64, 4, 2), (64, 32, 4, 2), (32, 32, 4, 2), (16, 16, 4, 2)],
     }[kind]
     return [triton.Config({"BLOCK_M": m, "BLOCK_N": n}, num_warps=w, num_stages=s)
