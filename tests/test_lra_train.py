@@ -231,7 +231,10 @@ def test_every_config_is_valid():
             cfg = configs.get_config(task, variant)
             info = lra_train.layout_info(cfg)
             assert 0 < info["density"] <= 1
-            assert (variant == "tiny") == bool(cfg.deviations)
+            # Only tiny configs and the Path-256 curriculum stage (a fifth of the
+            # images) depart from the task; each says so.
+            departs = variant == "tiny" or cfg.num_train is not None
+            assert departs == bool(cfg.deviations)
     assert configs.get_config("pathx", "full").task == "pathfinder128"
     assert configs.variants("listops") == ("full", "tiny")
     with pytest.raises(ValueError, match="choose from full, tiny"):
@@ -240,16 +243,47 @@ def test_every_config_is_valid():
         configs.get_config("listop")
 
 
-def test_tuned_pathfinder32_is_the_measured_run():
-    """``--config tuned`` is the command line of the 74.6% run (its --set overrides)."""
+def _measured_config(results_file: str) -> dict:
     import json
     from pathlib import Path
-    run = json.loads((Path(__file__).resolve().parents[1] / "benchmarks" / "results"
-                      / "lra-pathfinder32-full-emb1-aug-d128-NVIDIA-H200.json").read_text())
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / results_file
+    return json.loads(path.read_text())["config"]
+
+
+def test_tuned_pathfinder32_is_the_measured_run():
+    """``--config tuned`` is the command line of the 74.6% run (its --set overrides)."""
+    run = _measured_config("lra-pathfinder32-full-emb1-aug-d128-NVIDIA-H200.json")
     tuned = configs.get_config("pathfinder32", "tuned").to_dict()
-    assert set(tuned) == set(run["config"])
-    differing = {k for k, v in run["config"].items() if tuned[k] != v}
+    assert set(tuned) == set(run)
+    differing = {k for k, v in run.items() if tuned[k] != v}
     assert differing <= {"variant", "notes"}, differing
+
+
+@pytest.mark.parametrize("task, results_file", [
+    ("pathfinder64", "lra-pathfinder64-tuned-from32-4xNVIDIA-H200.json"),
+    ("pathfinder128", "lra-pathfinder128-tuned-from64-4xNVIDIA-H200.json"),
+    ("pathfinder256", "lra-pathfinder256-tuned-fromx-NVIDIA-H200.json"),
+])
+def test_curriculum_stages_are_the_measured_runs(task, results_file):
+    """``--config curriculum`` is the command line of each session-7 stage (``--config
+    tuned`` plus its --set overrides; the deviations' wording differs)."""
+    run = _measured_config(results_file)
+    stage = configs.get_config(task, "curriculum").to_dict()
+    assert set(stage) == set(run)
+    differing = {k for k, v in run.items() if stage[k] != v}
+    assert differing <= {"variant", "notes", "deviations"}, differing
+    assert bool(stage["deviations"]) == bool(run["deviations"])
+
+
+def test_curriculum_needs_a_model_to_fine_tune(capsys):
+    from benchmarks.lra.__main__ import main
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--task", "pathx", "--config", "curriculum"])
+    assert exit_info.value.code == 2
+    assert "fine-tunes the Path-64 model of --config curriculum" in capsys.readouterr().err
+    assert configs.fine_tunes_from("pathfinder32", "tuned") is None
+    with pytest.raises(ValueError, match="choose from full, tiny, tuned$"):
+        configs.get_config("pathfinder32", "curriculum")
 
 
 # --------------------------------------------------------------------------- #

@@ -17,9 +17,8 @@ import shlex
 import sys
 from typing import Optional, Sequence
 
-from .configs import (TASK_ALIASES, TASKS, VARIANTS, LRAConfig, apply_overrides, get_config,
-                      variants,
-                      resolve_task)
+from .configs import (TASK_ALIASES, TASKS, VARIANTS, LRAConfig, apply_overrides,
+                      fine_tunes_from, get_config, resolve_task, variants)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--task", help="task name (see below)")
     p.add_argument("--config", default="tiny",
                    help=f"configuration: {', '.join(VARIANTS)} (tuned: Pathfinder only; "
-                        "default: tiny)")
+                        "curriculum: Pathfinder 64-256 px, with --init-from; default: tiny)")
     p.add_argument("--layout", help="sparseflash pattern overriding the config's, e.g. "
                                     "'local(2) | global(1)'; 'dense' for the dense baseline")
     p.add_argument("--block", type=int, help="layout block size (default: the config's)")
@@ -128,6 +127,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(_list_configs())
         return 0
     cfg, tag = config_from_args(args, parser)
+    source = fine_tunes_from(cfg.task, args.config)
+    if source and args.init_from is None and args.resume is None:
+        parser.error(f"--config {args.config} fine-tunes {source}: give its checkpoint "
+                     "with --init-from CHECKPOINT (or continue a run with --resume)")
     if args.max_minutes is not None and args.max_minutes <= 0:
         parser.error("--max-minutes must be > 0")
     if args.stop_at_step is not None and args.stop_at_step < 1:
