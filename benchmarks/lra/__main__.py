@@ -7,6 +7,7 @@ Examples::
     python -m benchmarks.lra --task pathfinder32 --config full --max-minutes 230
     python -m benchmarks.lra --task pathfinder32 --config full --resume       # next sitting
     torchrun --nproc-per-node 8 -m benchmarks.lra --task text --config full  # 8 GPUs, DDP
+    python -m benchmarks.lra --task pathx --config curriculum --init-from CKPT  # from Path-64
     python -m benchmarks.lra --list                                            # all configs
 """
 
