@@ -46,6 +46,18 @@ train.load_data(configs.get_config('$1', '${2:-full}'), data_dir='$WORK/data', p
 }
 pathfinder32_data() { lra_data pathfinder32; }
 
+# old_tree TAR: unpack an older tree (its sparseflash and benchmarks) into $OLD for an A/B
+# run and print which package each side imports. Run the old side with `old NAME CMD...`:
+# a step from $OLD's directory (`python -m` puts the working directory first on sys.path,
+# so PYTHONPATH alone would import this tree's package).
+old_tree() {
+    OLD=/tmp/old-tree
+    mkdir -p $OLD && tar -xf "$1" -C $OLD
+    python -c "import sparseflash; print('new tree:', sparseflash.__file__)"
+    (cd $OLD && PYTHONPATH=$OLD python -c "import sparseflash; print('old tree:', sparseflash.__file__)")
+}
+old() { (cd $OLD && PYTHONPATH=$OLD step "$@"); }
+
 pack() {
     nvidia-smi >"$LOGS/nvidia-smi.txt" 2>&1
     tar -czf "$OUT/session.tar.gz" -C "$WORK" results logs ${EXTRA:-}

@@ -11,13 +11,7 @@
 # and racecheck (cut off by the budget in call 3) last.
 # Needs: carry .carry (old-tree.tar).
 source benchmarks/sessions/common.sh
-OLD=/tmp/old-tree
-mkdir -p $OLD && tar -xf .carry/old-tree.tar -C $OLD
-old() {  # old NAME CMD...: step, from the old tree's directory, on its package
-    (cd $OLD && PYTHONPATH=$OLD step "$@")
-}
-python -c "import sparseflash; print('new tree:', sparseflash.__file__)"
-(cd $OLD && PYTHONPATH=$OLD python -c "import sparseflash; print('old tree:', sparseflash.__file__)")
+old_tree .carry/old-tree.tar
 SPARSEFLASH_NO_AUTOTUNE=1 step gpu-tests python -m pytest -q -p no:cacheprovider \
     tests/test_gpu.py -k pathfinder_model
 PATTERNS=(dense causal "local(3)" butterfly "local(1) | global(1) | random(2)")

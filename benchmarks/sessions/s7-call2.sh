@@ -7,13 +7,7 @@
 # 3. The `butterfly` D=64 fwd+bwd regression of v8: per-kernel CUDA time, old vs new.
 # Needs: carry .carry (old-tree.tar).
 source benchmarks/sessions/common.sh
-OLD=/tmp/old-tree
-mkdir -p $OLD && tar -xf .carry/old-tree.tar -C $OLD
-old() {  # old NAME CMD...: step, from the old tree's directory, on its package
-    (cd $OLD && PYTHONPATH=$OLD step "$@")
-}
-python -c "import sparseflash; print('new tree:', sparseflash.__file__)"
-(cd $OLD && PYTHONPATH=$OLD python -c "import sparseflash; print('old tree:', sparseflash.__file__)")
+old_tree .carry/old-tree.tar
 SPARSEFLASH_NO_AUTOTUNE=1 step gpu-tests python -m pytest -q -p no:cacheprovider tests/test_gpu.py
 export TRITON_PRINT_AUTOTUNING=1
 PATTERNS=(dense causal "local(3)" butterfly)
