@@ -318,3 +318,38 @@ def test_bbc_news_splits() -> None:
     assert torch.equal(again["test"].tokens, splits["test"].tokens)
     other = text.load_bbc_news_splits(seed=1)
     assert not torch.equal(other["test"].tokens, splits["test"].tokens)
+
+
+# --------------------------------------------------------------------------- #
+# The marker-distance shortcut (benchmarks.lra.pathfinder_cues)
+# --------------------------------------------------------------------------- #
+def test_best_threshold_against_brute_force() -> None:
+    from benchmarks.lra.pathfinder_cues import best_threshold
+
+    gen = torch.Generator().manual_seed(0)
+    for _ in range(20):
+        n = int(torch.randint(1, 30, (1,), generator=gen))
+        distance = torch.randint(0, 8, (n,), generator=gen).float()  # ties included
+        label = torch.randint(0, 2, (n,), generator=gen)
+        threshold, acc = best_threshold(distance, label)
+        candidates = [float("-inf")] + distance.tolist()
+        brute = max(float(((distance <= t).long() == label).float().mean()) for t in candidates)
+        assert acc == pytest.approx(brute)
+        assert float(((distance <= threshold).long() == label).float().mean()) == pytest.approx(acc)
+    # Separable: positives near, negatives far.
+    t, acc = best_threshold(torch.tensor([1.0, 2.0, 5.0, 6.0]), torch.tensor([1, 1, 0, 0]))
+    assert acc == 1.0 and 2.0 <= t < 5.0
+
+
+def test_marker_distance_floor_beats_chance(tmp_path: Path) -> None:
+    import json
+
+    from benchmarks.lra.pathfinder_cues import main
+
+    out = tmp_path / "cues.json"
+    assert main(["--resolutions", "32", "--samples", "600", "--out", str(out)]) == 0
+    (row,) = json.loads(out.read_text())["rows"]
+    # A positive pair is at most one snake's length apart: the shortcut is well above
+    # chance (about 67% with 20,000 images) but far from solving the task.
+    assert 0.58 < row["held_out_accuracy"] < 0.8
+    assert 0 < row["threshold_px"] < 32 * math.sqrt(2)

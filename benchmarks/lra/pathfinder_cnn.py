@@ -32,7 +32,8 @@ One epoch of 40K images takes about 20 s on 2 CPU cores, validation on 20K inclu
 Reading the result: chance is 50%, but not all of the task needs contour tracing. The
 markers of a positive image are the two ends of one snake, hence at most its length
 (20.5 px at 32 px, "hard") apart, while a negative pair can be up to ~40 px apart:
-marker distance alone gives about 68% accuracy. Well above that means connectivity.
+marker distance alone gives 66.6% accuracy (``python -m benchmarks.lra.pathfinder_cues``).
+Well above that means connectivity.
 
 Run (about 8 minutes on 2 cores, plus ~15 s to generate the data the first time)::
 
