@@ -13,8 +13,10 @@ Tasks: ``listops``, ``pathfinder32``, ``pathfinder64``, ``pathfinder128`` (Path-
   in this repository, where LRA's settings stayed at chance (see
   :func:`_pathfinder_tuned`).
 * ``curriculum`` (Pathfinder 64, 128 and 256 px): one stage of the resolution curriculum
-  that took Path-X to 71.1% (session 7): the ``tuned`` model fine-tuned from the previous
-  resolution's model, which ``--init-from`` must give (see :func:`_pathfinder_curriculum`).
+  that took Path-X to 71.1% (session 7; 4 points above the 67% that the distance between
+  the markers alone gives, ``benchmarks.lra.pathfinder_cues``): the ``tuned`` model
+  fine-tuned from the previous resolution's model, which ``--init-from`` must give (see
+  :func:`_pathfinder_curriculum`).
 * ``tiny``: trains on a 2-core CPU in about 1-3 minutes. It is a smoke test of the whole
   pipeline, not a result: small model, small data subsets and, where the task allows,
   shorter sequences. Every change to what the task *is* (sequence length, tree lengths,
@@ -362,7 +364,9 @@ def _pathfinder_curriculum(res: int) -> LRAConfig:
     embeddings, fine-tune on Path-X) one level down, because the tuned recipe from scratch
     stayed at chance on Path-64 (12,480 steps, training loss 0.693 throughout). Measured on
     this repository's generator: Path-64 65.2%, Path-X 71.1%, Path-256 63.3% (2,000 test
-    images). Each config is exactly the command line of that run (a test checks it).
+    images), against 67% for thresholding the marker distance: little evidence of contour
+    tracing above 32 px yet. Each config is exactly the command line of that run (a test
+    checks it).
     """
     stage = _CURRICULUM_STAGES[res]
     deviations = ((f"{stage['num_train']:,}/{stage['num_val']:,}/{stage['num_test']:,} images "
