@@ -1,4 +1,4 @@
-"""Small CNN on Pathfinder-32: a sanity check that the generated data is learnable.
+"""Small CNN on Pathfinder-32/64/128: a sanity check that the generated data is learnable.
 
 This is *not* an LRA result (LRA scores sequence models on flattened pixels; a CNN sees
 the 2-D image). Its only purpose is to test the data: Pathfinder was introduced as a
@@ -7,40 +7,58 @@ for a few minutes on the CPU should clearly beat chance (50%) if the images and 
 produced by :mod:`benchmarks.lra.pathfinder` are right. If it stays at chance, suspect
 the generator before the Transformer.
 
-Data: the cached splits of :func:`benchmarks.lra.pathfinder.load_pathfinder`
-(32 px, ``--difficulty`` default "hard" = contour length 14, data seed 0: the same
-generator settings as ``python -m benchmarks.lra --task pathfinder32``). The training
+Data: the cached splits of :func:`benchmarks.lra.pathfinder.load_pathfinder` at
+``--resolution`` px (32, 64 or 128; default 32), ``--difficulty`` default "hard" =
+contour length 14, data seed 0: the same generator settings as the Transformer runs
+(``python -m benchmarks.lra --task pathfinder32`` and the 64/128 px runs). The training
 set is a ``--num-train`` split (default 40K); since a split is generated in chunks of
 10K images each seeded by its index, a multiple of 10K gives exactly the first
 ``num_train`` images of the standard 160K training split. Validation and test are the
 standard 20K splits, or ``--num-eval`` images each (a multiple of 10K is again a prefix).
 
-Model (72K parameters with the default widths 16/32/64), input ``(B, 1, 32, 32)``,
-pixels scaled to [0, 1]::
+Model, input ``(B, 1, R, R)`` with ``R`` the resolution, pixels scaled to [0, 1]. At
+32 px (72K parameters with the default widths 16/32/64)::
 
     [conv3x3 -> BN -> ReLU] x2 at 32x32 (16 ch), maxpool 2
     [conv3x3 -> BN -> ReLU] x2 at 16x16 (32 ch), maxpool 2
     [conv3x3 -> BN -> ReLU] x2 at  8x8  (64 ch)
     global average pool -> linear -> 2 logits
 
-The receptive field of the last convolution covers the whole 32 px image. Training:
-AdamW (constant learning rate), cross-entropy, random flips/transposes of the image
-(connectivity, hence the label, is invariant under them), validation accuracy after
+Every doubling of the resolution adds one more stage (maxpool 2, then two
+conv3x3-BN-ReLU) at the last width, so the last stage always works on 8x8 maps and
+its receptive field keeps up with the image: 3/4/5 stages at 32/64/128 px, receptive
+field 32/68/140 px (:func:`receptive_field`; a central output of the last stage sees all
+of the image but a 2 px strip on one side, the global average pool sees all of it),
+72K/146K/220K parameters. ``widths`` are the channels of the first three stages whatever
+the resolution.
+
+Training: AdamW (constant learning rate), cross-entropy, random flips/transposes of the
+image (connectivity, hence the label, is invariant under them), validation accuracy after
 every epoch; the test accuracy is that of the best-validation epoch's weights.
-One epoch of 40K images takes about 20 s on 2 CPU cores, validation on 20K included.
+One epoch of 40K images takes about 20 s on 2 CPU cores at 32 px, validation on 20K
+included; one of 20K images about 60 s at 64 px and one of 10K about 170 s at 128 px,
+validation on 2K included.
 
 Reading the result: chance is 50%, but not all of the task needs contour tracing. The
 markers of a positive image are the two ends of one snake, hence at most its length
 (20.5 px at 32 px, "hard") apart, while a negative pair can be up to ~40 px apart:
-marker distance alone gives 66.6% accuracy (``python -m benchmarks.lra.pathfinder_cues``).
-Well above that means connectivity.
+marker distance alone gives 66.6-67.2% accuracy at every resolution
+(``python -m benchmarks.lra.pathfinder_cues``). Well above that means connectivity.
+Measured with the commands below (2 CPU cores): 100.0% test accuracy at 32 px, 99.9% at
+64 px (best validation at epoch 4 of 9), 92.0% at 128 px (4 epochs, still rising when the
+12-minute budget ran out): connectivity is learnable at all three resolutions.
 
-Run (about 8 minutes on 2 cores, plus ~15 s to generate the data the first time)::
+Run (about 8 minutes on 2 cores at 32 px, plus ~15 s to generate the data the first
+time; the 64 and 128 px commands below take 10 and 12 minutes, ~10 s of data)::
 
-    python -m benchmarks.lra.pathfinder_cnn                       # 8-minute budget
+    python -m benchmarks.lra.pathfinder_cnn                       # 32 px, 8-minute budget
     python -m benchmarks.lra.pathfinder_cnn --epochs 5 --num-eval 2000
+    python -m benchmarks.lra.pathfinder_cnn --resolution 64 --num-train 20000 \\
+        --num-eval 2000 --max-minutes 10
+    python -m benchmarks.lra.pathfinder_cnn --resolution 128 --num-train 10000 \\
+        --num-eval 2000 --max-minutes 12
 
-The result goes to ``<out-dir>/lra-pathfinder32-cnn-cpu.json`` (``--name`` changes the stem).
+The result goes to ``<out-dir>/lra-pathfinder{R}-cnn-cpu.json`` (``--name`` changes the stem).
 """
 
 from __future__ import annotations
@@ -69,9 +87,34 @@ from .model import count_parameters
 from .pathfinder import (NUM_CLASSES, PathfinderBatch, PathfinderDataConfig, load_pathfinder,
                          random_dihedral)
 
-RESOLUTION = 32
-DEFAULT_NAME = "lra-pathfinder32-cnn-cpu"
+RESOLUTION = 32  # the default
+RESOLUTIONS: tuple[int, ...] = (32, 64, 128)
+DEFAULT_NAME = "lra-pathfinder32-cnn-cpu"  # default_name(RESOLUTION)
 DEFAULT_MAX_MINUTES = 8.0
+
+
+def default_name(resolution: int) -> str:
+    """Results file stem of a run at ``resolution`` px: ``lra-pathfinder{resolution}-cnn-cpu``."""
+    return f"lra-pathfinder{resolution}-cnn-cpu"
+
+
+def num_stages(resolution: int) -> int:
+    """Conv stages of the model at ``resolution`` px: 3 at 32, one more per doubling."""
+    if resolution not in RESOLUTIONS:
+        raise ValueError(f"resolution must be one of {RESOLUTIONS}, got {resolution}")
+    return 3 + RESOLUTIONS.index(resolution)
+
+
+def receptive_field(stages: int) -> int:
+    """Receptive field (px) of one output of the last convolution of a ``stages``-stage
+    model: two 3x3 convolutions per stage, a 2x2 max-pool (stride 2) between stages.
+    32 / 68 / 140 px for 3 / 4 / 5 stages."""
+    field, jump = 1, 1
+    for stage in range(stages):
+        if stage:
+            field, jump = field + jump, jump * 2  # maxpool 2, stride 2
+        field += 2 * 2 * jump  # two 3x3 convolutions
+    return field
 
 
 @dataclass(frozen=True)
@@ -79,11 +122,14 @@ class CNNConfig:
     """Settings of one run.
 
     Attributes:
+        resolution: image side in pixels (32, 64 or 128); the model has
+            :func:`num_stages` stages.
         difficulty: Pathfinder difficulty ("easy"/"medium"/"hard" = contour 6/9/14).
         num_train: training images.
         num_eval: validation and test images each (``None``: the standard 20K splits).
         data_seed: base seed of the generated splits (0 = the Transformer runs' data).
-        widths: channels of the three stages (two convolutions each).
+        widths: channels of the first three stages (two convolutions each); the extra
+            stages of 64/128 px keep the last width.
         batch_size: training batch.
         eval_batch_size: batch for validation/test.
         lr: AdamW learning rate (constant).
@@ -97,6 +143,7 @@ class CNNConfig:
         threads: torch CPU threads while training (data generation always uses 1).
     """
 
+    resolution: int = RESOLUTION
     difficulty: str = "hard"
     num_train: int = 40_000
     num_eval: Optional[int] = None
@@ -113,6 +160,8 @@ class CNNConfig:
     threads: int = 2
 
     def __post_init__(self) -> None:
+        if self.resolution not in RESOLUTIONS:
+            raise ValueError(f"resolution must be one of {RESOLUTIONS}, got {self.resolution}")
         if self.num_train < 1 or (self.num_eval is not None and self.num_eval < 1):
             raise ValueError("num_train and num_eval must be >= 1")
         if self.epochs is None and self.max_minutes is None:
@@ -131,11 +180,12 @@ class CNNConfig:
 # Data
 # --------------------------------------------------------------------------- #
 def data_config(cfg: CNNConfig) -> PathfinderDataConfig:
-    """The :class:`PathfinderDataConfig` of ``cfg``'s splits (32 px, default chunking)."""
+    """The :class:`PathfinderDataConfig` of ``cfg``'s splits (``cfg.resolution``, default
+    chunking)."""
     standard = PathfinderDataConfig()
     num_val = cfg.num_eval if cfg.num_eval is not None else standard.num_val
     num_test = cfg.num_eval if cfg.num_eval is not None else standard.num_test
-    return PathfinderDataConfig(resolution=RESOLUTION, difficulty=cfg.difficulty,
+    return PathfinderDataConfig(resolution=cfg.resolution, difficulty=cfg.difficulty,
                                 num_train=cfg.num_train, num_val=num_val, num_test=num_test,
                                 seed=cfg.data_seed)
 
@@ -146,7 +196,7 @@ def load_splits(cfg: CNNConfig, *, data_dir: Optional[str | os.PathLike] = None,
 
     Returns:
         ``{"train" | "val" | "test": PathfinderBatch}`` with ``images`` uint8
-        ``(S, 32, 32)`` and ``labels`` int64 ``(S,)``.
+        ``(S, R, R)`` (``R = cfg.resolution``) and ``labels`` int64 ``(S,)``.
     """
     dcfg = data_config(cfg)
     # One thread: the generator's many small ops are 5-10x slower with 2 OpenMP threads.
@@ -176,21 +226,34 @@ def _conv_bn_relu(c_in: int, c_out: int) -> list[nn.Module]:
 
 
 class PathfinderCNN(nn.Module):
-    """Three stages of two conv3x3-BN-ReLU, max-pooling between stages, global average pool,
-    linear head: ``(B, 1, 32, 32)`` float -> ``(B, num_classes)`` logits."""
+    """Conv stages of two conv3x3-BN-ReLU, max-pooling between stages, global average pool,
+    linear head: ``(B, 1, R, R)`` float -> ``(B, num_classes)`` logits.
 
-    def __init__(self, widths: Sequence[int] = (16, 32, 64), num_classes: int = NUM_CLASSES):
+    ``R = resolution`` (32, 64 or 128) sets :func:`num_stages` (3, 4, 5): the three stages
+    of ``widths`` plus one per doubling of 32 at the last width, so the last stage works on
+    8x8 maps and its receptive field (:func:`receptive_field`) spans the image.
+    """
+
+    def __init__(self, widths: Sequence[int] = (16, 32, 64), num_classes: int = NUM_CLASSES,
+                 *, resolution: int = RESOLUTION):
         super().__init__()
-        a, b, c = widths
-        self.features = nn.Sequential(
-            *_conv_bn_relu(1, a), *_conv_bn_relu(a, a), nn.MaxPool2d(2),
-            *_conv_bn_relu(a, b), *_conv_bn_relu(b, b), nn.MaxPool2d(2),
-            *_conv_bn_relu(b, c), *_conv_bn_relu(c, c),
-        )
-        self.head = nn.Linear(c, num_classes)
+        self.resolution = resolution
+        self.stages = num_stages(resolution)
+        channels = [1, *widths] + [widths[-1]] * (self.stages - 3)
+        layers: list[nn.Module] = []
+        for stage in range(self.stages):
+            if stage:
+                layers.append(nn.MaxPool2d(2))
+            c_in, c_out = channels[stage], channels[stage + 1]
+            layers += [*_conv_bn_relu(c_in, c_out), *_conv_bn_relu(c_out, c_out)]
+        self.features = nn.Sequential(*layers)
+        self.head = nn.Linear(channels[-1], num_classes)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """``(B, 1, H, W)`` -> ``(B, num_classes)``."""
+        """``(B, 1, R, R)`` -> ``(B, num_classes)``."""
+        if x.dim() != 4 or x.shape[1] != 1 or x.shape[-2:] != (self.resolution,) * 2:
+            raise ValueError(f"expected (B, 1, {self.resolution}, {self.resolution}) images "
+                             f"for this {self.stages}-stage model, got {tuple(x.shape)}")
         return self.head(self.features(x).mean(dim=(2, 3)))
 
 
@@ -250,7 +313,8 @@ def train_cnn(cfg: CNNConfig, data: dict[str, PathfinderBatch], *,
 
     Args:
         cfg: run settings (``epochs``/``max_minutes`` decide when to stop).
-        data: ``{"train" | "val" | "test": PathfinderBatch}`` of uint8 ``(S, 32, 32)`` images.
+        data: ``{"train" | "val" | "test": PathfinderBatch}`` of uint8 ``(S, R, R)`` images,
+            ``R = cfg.resolution``.
         progress: show a tqdm bar per epoch.
 
     Returns:
@@ -270,7 +334,8 @@ def train_cnn(cfg: CNNConfig, data: dict[str, PathfinderBatch], *,
 def _train(cfg: CNNConfig, data: dict[str, PathfinderBatch], progress: bool) -> dict[str, Any]:
     torch.manual_seed(cfg.seed)
     generator = torch.Generator().manual_seed(cfg.seed + 1)
-    model = PathfinderCNN(cfg.widths).to(memory_format=torch.channels_last)
+    model = PathfinderCNN(cfg.widths, resolution=cfg.resolution).to(
+        memory_format=torch.channels_last)
     optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     train, val, test = data["train"], data["val"], data["test"]
     num_batches = math.ceil(train.labels.numel() / cfg.batch_size)
@@ -350,13 +415,16 @@ def split_summary(data: dict[str, PathfinderBatch]) -> dict[str, Any]:
 
 
 def run(cfg: CNNConfig, *, data_dir: Optional[str | os.PathLike] = None,
-        out_dir: str | os.PathLike = "benchmarks/results", name: str = DEFAULT_NAME,
+        out_dir: str | os.PathLike = "benchmarks/results", name: Optional[str] = None,
         command: Optional[str] = None, progress: bool = True) -> dict[str, Any]:
-    """Load (or generate) the data, train, and write ``<out_dir>/<name>.json``.
+    """Load (or generate) the data, train, and write ``<out_dir>/<name>.json``
+    (``name`` default: :func:`default_name` of ``cfg.resolution``).
 
     Returns:
         the dict written to the JSON file.
     """
+    name = name if name is not None else default_name(cfg.resolution)
+    stages = num_stages(cfg.resolution)
     started_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     data = load_splits(cfg, data_dir=data_dir, progress=progress)
@@ -371,9 +439,11 @@ def run(cfg: CNNConfig, *, data_dir: Optional[str | os.PathLike] = None,
         "started_at": started_at,
         "config": asdict(cfg),
         "data": {"generator_config": asdict(data_config(cfg)), "splits": split_summary(data)},
-        "model": {"architecture": "3 stages x 2 (conv3x3-BN-ReLU), maxpool 2 between stages, "
-                                  "global average pool, linear",
-                  "widths": list(cfg.widths), "parameters": parameters},
+        "model": {"architecture": f"{stages} stages x 2 (conv3x3-BN-ReLU), maxpool 2 between "
+                                  "stages, global average pool, linear",
+                  "widths": list(cfg.widths), "stages": stages,
+                  "stage_widths": list(cfg.widths) + [cfg.widths[-1]] * (stages - 3),
+                  "receptive_field": receptive_field(stages), "parameters": parameters},
         **out,
         "elapsed_seconds": {"data": data_seconds, "train": train_seconds,
                             "total": time.perf_counter() - t0},
@@ -393,8 +463,10 @@ def build_parser() -> argparse.ArgumentParser:
     d = CNNConfig()
     p = argparse.ArgumentParser(
         prog="python -m benchmarks.lra.pathfinder_cnn",
-        description="Train a small CNN on Pathfinder-32 on the CPU to check that the generated "
-                    "data is learnable (not an LRA result).")
+        description="Train a small CNN on Pathfinder (32, 64 or 128 px) on the CPU to check "
+                    "that the generated data is learnable (not an LRA result).")
+    p.add_argument("--resolution", type=int, default=d.resolution, choices=RESOLUTIONS,
+                   help="image side in pixels (default 32); one more conv stage per doubling")
     p.add_argument("--num-train", type=int, default=d.num_train,
                    help=f"training images (default {d.num_train})")
     p.add_argument("--num-eval", type=int,
@@ -411,7 +483,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lr", type=float, default=d.lr)
     p.add_argument("--weight-decay", type=float, default=d.weight_decay)
     p.add_argument("--widths", type=int, nargs=3, default=list(d.widths),
-                   help="channels of the three stages (default 16 32 64)")
+                   help="channels of the first three stages; extra stages at 64/128 px keep "
+                        "the last (default 16 32 64)")
     p.add_argument("--no-augment", action="store_true", help="no random flips/transposes")
     p.add_argument("--seed", type=int, default=d.seed, help="init/order/augmentation seed")
     p.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1),
@@ -420,7 +493,8 @@ def build_parser() -> argparse.ArgumentParser:
                                       "~/.cache/sparseflash/lra)")
     p.add_argument("--out-dir", default="benchmarks/results",
                    help="results directory (default benchmarks/results)")
-    p.add_argument("--name", default=DEFAULT_NAME, help=f"results file stem ({DEFAULT_NAME})")
+    p.add_argument("--name", help="results file stem (default lra-pathfinder{R}-cnn-cpu, "
+                                  f"R the resolution: {DEFAULT_NAME} at 32 px)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     return p
 
@@ -432,8 +506,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if max_minutes is None and args.epochs is None:
         max_minutes = DEFAULT_MAX_MINUTES
     try:
-        cfg = CNNConfig(difficulty=args.difficulty, num_train=args.num_train,
-                      num_eval=args.num_eval, data_seed=args.data_seed,
+        cfg = CNNConfig(resolution=args.resolution, difficulty=args.difficulty,
+                      num_train=args.num_train, num_eval=args.num_eval, data_seed=args.data_seed,
                       widths=tuple(args.widths), batch_size=args.batch_size, lr=args.lr,
                       weight_decay=args.weight_decay, epochs=args.epochs,
                       max_minutes=max_minutes, augment=not args.no_augment, seed=args.seed,
