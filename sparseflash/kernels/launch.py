@@ -86,6 +86,12 @@ def _prune(kind: str, configs, named_args, **kwargs):
 
 LOG2E = 1.4426950408889634  # scores are scaled by scale * log2(e) for exp2
 
+
+def head_dim_tile(D: int) -> int:
+    """BLOCK_D: the head dim rounded up to a power of two, at least 16 (tl.dot's minimum).
+    The kernels' ``EVEN_D`` is ``head_dim_tile(D) == D``."""
+    return max(16, triton.next_power_of_2(D))
+
 _KEY = ["BLOCK_D", "LAYOUT_BLOCK", "HAS_PADDING", "HAS_DROPOUT", "PRECISION", "LENGTH_CLASS",
         "EVEN_D"]
 _KEY_DKDV = _KEY + ["SCHEDULED"]
@@ -245,7 +251,7 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
     else:
         ws_o = ws_lse = lse  # never touched: no row is split
     grid = lambda cfg: (meta.kv_programs * (meta.block // cfg["BLOCK_M"]), groups)  # noqa: E731
-    block_d = max(16, triton.next_power_of_2(D))
+    block_d = head_dim_tile(D)
     use_tma = _tma_usable(k, v)
     if use_tma:
         _ensure_allocator()
@@ -266,7 +272,7 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
         merge_split_rows_kernel[(meta.kv_split_rows, groups, meta.block // block_m)](
             ws_o, ws_lse, split_slots, split_rows, o, lse, *o.stride(),
             H, N, D, meta.num_q_blocks, meta.heads, meta.kv_slots, split_slots.shape[1],
-            LAYOUT_BLOCK=meta.block, BLOCK_M=block_m, BLOCK_D=max(16, triton.next_power_of_2(D)))
+            LAYOUT_BLOCK=meta.block, BLOCK_M=block_m, BLOCK_D=head_dim_tile(D))
     return o, lse
 
 
@@ -280,7 +286,7 @@ def _add_split_partials(ws: torch.Tensor, split_slots: torch.Tensor, split_rows:
     sum_split_rows_kernel[(split_rows.numel(), groups, block // tile)](
         ws, split_slots, split_rows, grad, *grad.stride(),
         heads, length, D, num_rows, layout_heads, num_slots, split_slots.shape[1],
-        LAYOUT_BLOCK=block, BLOCK_M=tile, BLOCK_D=max(16, triton.next_power_of_2(D)))
+        LAYOUT_BLOCK=block, BLOCK_M=tile, BLOCK_D=head_dim_tile(D))
 
 
 @_on_tensors_device
@@ -292,7 +298,7 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
     delta = torch.empty(B, H, N, dtype=torch.float32, device=q.device)  # rowsum(dO * O)
-    block_d = max(16, triton.next_power_of_2(D))
+    block_d = head_dim_tile(D)
     delta_rows = 64 if interpreting() else max(16, 8192 // block_d)
     delta_kernel[(triton.cdiv(N, delta_rows), B * H)](
         do, o, delta, *do.stride(), *o.stride(), H, N, D, BLOCK_M=delta_rows, BLOCK_D=block_d)
