@@ -185,7 +185,17 @@ def attention_dkdv_kernel(
                 col = (h % LAYOUT_HEADS) * NUM_KV_BLOCKS + kb
                 full_start, full_end = tl.load(FULL_OFF + col), tl.load(FULL_OFF + col + 1)
                 part_start, part_end = tl.load(PART_OFF + col), tl.load(PART_OFF + col + 1)
-            for t in range(full_start * SUBTILES, full_end * SUBTILES):
+            first, count = full_start * SUBTILES, (full_end - full_start) * SUBTILES
+            # With atomic dQ, programs walking the same list in step would add into the
+            # same dQ rows at the same time, and adds to one address serialise: each
+            # program starts its walk at its own offset (its key tile's index) and wraps.
+            offset = 0
+            if ATOMIC_DQ:
+                offset = (start_n // BLOCK_N) % tl.maximum(count, 1)
+            for i in range(0, count):
+                t = first + i
+                if ATOMIC_DQ:
+                    t = first + (i + offset) % count
                 qb = tl.load(FULL_IDX + t // SUBTILES)
                 dk, dv = _dkdv_tile(
                     dk, dv, k_t, v_t, Qh, DOh, LSEh, DELTAh, DQh,

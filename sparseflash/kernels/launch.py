@@ -102,7 +102,11 @@ def _autotuned(kernel, kind):
     def prune(configs, named_args, **kwargs):
         return _prune(kind, configs, named_args, **kwargs)
     key = {"fwd": _KEY_FWD, "dkdv": _KEY_DKDV, "dq": _KEY}[kind]
-    return triton.autotune(configs=_candidate_configs(kind), key=key,
+    # Tuning runs the kernel many times on the caller's tensors: the atomic dQ accumulator
+    # must start from zero before each run and before the real one after them (Triton 3.6
+    # benchmarks even a single remaining config, so this matters without tuning too).
+    reset = ["DQ_ACC"] if kind == "dkdv" else None
+    return triton.autotune(configs=_candidate_configs(kind), key=key, reset_to_zero=reset,
                            prune_configs_by={"early_config_prune": prune})(kernel)
 
 
@@ -192,6 +196,15 @@ def _ensure_allocator() -> None:
 
 
 _DUMMIES: dict = {}
+
+
+def _float32_placeholder(device) -> torch.Tensor:
+    """A one-element float32 tensor for a pointer argument a kernel never reads."""
+    key = ("float32", device)
+    dummy = _DUMMIES.get(key)
+    if dummy is None:
+        dummy = _DUMMIES[key] = torch.zeros(1, dtype=torch.float32, device=device)
+    return dummy
 
 
 def _padding_args(key_padding: Optional[torch.Tensor], kv_limits: Optional[torch.Tensor],
@@ -313,9 +326,10 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
     atomic_dq = atomic_dq_enabled()
     delta = torch.empty(B, H, N, dtype=torch.float32, device=q.device)  # rowsum(dO * O)
     # The atomic path's float32 dQ, zeroed by the delta kernel; otherwise a never-touched
-    # float32 placeholder (another dtype would compile a second kernel specialisation).
+    # float32 placeholder of its own (the autotuner zeroes it while tuning, so it must not
+    # be a live tensor; another dtype would compile a second kernel specialisation).
     dq_acc = (torch.empty(B, H, N, D, dtype=torch.float32, device=q.device) if atomic_dq
-              else delta)
+              else _float32_placeholder(q.device))
     block_d = head_dim_tile(D)
     delta_rows = 64 if interpreting() else max(16, 8192 // block_d)
     delta_kernel[(triton.cdiv(N, delta_rows), B * H)](
