@@ -187,8 +187,6 @@ def table(rows) -> str:
 
 
 def main(argv=None):
-    from sparseflash.kernels.launch import atomic_dq_enabled
-
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seq-lens", type=int, nargs="+", default=[16384])
     p.add_argument("--head-dims", type=int, nargs="+", default=[64, 128])
@@ -216,8 +214,6 @@ def main(argv=None):
         gpu=torch.cuda.get_device_name(), torch=torch.__version__,
         triton=__import__("triton").__version__, python=platform.python_version(),
         date=time.strftime("%Y-%m-%dT%H:%M:%S%z"), seconds=round(time.time() - started, 1),
-        # How sparseflash's backward formed dQ (kernels.launch.atomic_dq_enabled).
-        sparseflash_dq="atomic" if atomic_dq_enabled() else "deterministic",
         **({"note": args.note} if args.note else {}), rows=rows)
     previous = json.loads(out.read_text()) if out.exists() else []
     out.write_text(json.dumps(previous + [record], indent=1))

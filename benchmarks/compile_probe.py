@@ -6,7 +6,6 @@ and spills ptxas reports.
     python -m benchmarks.compile_probe --block-m 64 --block-n 64 --stages 2
     python -m benchmarks.compile_probe --tma                # K/V through tensor descriptors
     python -m benchmarks.compile_probe --kernel dkdv --block-m 64 --block-n 128 --warps 8
-    python -m benchmarks.compile_probe --kernel dkdv --atomic-dq --plain-only
 
 Triton compiles for a target given by name (``GPUTarget("cuda", 90, ...)``) with the ptxas
 it ships, so this runs on a CPU-only machine. It is for comparing code variants before
@@ -29,21 +28,20 @@ _POINTERS = {"Q": "*{dt}", "K": "*{dt}", "V": "*{dt}", "O": "*{dt}", "LSE": "*fp
              "DO": "*{dt}", "DK": "*{dt}", "DV": "*{dt}", "DELTA": "*fp32",
              "FULL_OFF": "*i32", "FULL_IDX": "*i32", "PART_OFF": "*i32", "PART_IDX": "*i32",
              "PART_CODE": "*i32", "SCHED": "*i32", "WS_O": "*fp32", "WS_LSE": "*fp32",
-             "WS_DK": "*fp32", "WS_DV": "*fp32", "KPM": "*i8", "KV_LIMITS": "*i32",
-             "DQ_ACC": "*fp32"}
+             "WS_DK": "*fp32", "WS_DV": "*fp32", "KPM": "*i8", "KV_LIMITS": "*i32"}
 _IR_OPS = ("ttg.convert_layout", "ttg.local_alloc", "ttg.local_load", "tt.join",
            "tt.reshape", "ttng.warp_group_dot", "tt.dot")
 _PTX_OPS = ("wgmma.mma_async", "mma.sync", "cp.async.commit_group", "cp.async.bulk",
             "ld.global", "ld.shared", "st.shared", "bar.sync",
             "mul.hi.u32", "ex2.approx", "cvt.rn.f32.u32", "setp", "fma.rn.f32", "mul.f32",
-            "sub.f32", "red.global", "atom.global")
+            "sub.f32")
 
 
 def probe(*, dropout: bool, padding: bool, block_m: int, block_n: int, head_dim: int,
           stages: int, warps: int, dtype: str = "bf16", arch: int = 90, kernel: str = "fwd",
-          tma: bool = False, atomic_dq: bool = False) -> Dict[str, int]:
+          tma: bool = False) -> Dict[str, int]:
     """Counts of IR ops and PTX instructions of one compiled kernel: the forward (``tma``:
-    K/V through tensor descriptors) or dK/dV (``atomic_dq``: with dQ's atomic adds)."""
+    K/V through tensor descriptors) or dK/dV."""
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -58,7 +56,7 @@ def probe(*, dropout: bool, padding: bool, block_m: int, block_n: int, head_dim:
         constants.update(USE_TMA=tma)
     else:
         kernel = attention_dkdv_kernel
-        constants.update(SCHEDULED=True, ATOMIC_DQ=atomic_dq)
+        constants.update(SCHEDULED=True)
     signature = {}
     for name in kernel.arg_names:
         if name in _POINTERS:
@@ -119,8 +117,6 @@ def main(argv=None) -> None:
     p.add_argument("--arch", type=int, default=90, help="compute capability x 10")
     p.add_argument("--kernel", choices=["fwd", "dkdv"], default="fwd")
     p.add_argument("--tma", action="store_true", help="forward: K/V through tensor descriptors")
-    p.add_argument("--atomic-dq", action="store_true",
-                   help="dK/dV: also form dQ with atomic adds (the default backward)")
     p.add_argument("--json", action="store_true", help="print the counts as JSON")
     p.add_argument("--plain-only", action="store_true",
                    help="only the variant without dropout and padding")
@@ -136,8 +132,7 @@ def main(argv=None) -> None:
         variants = {"plain": variants["plain"]}
     results = {name: probe(**kw, block_m=args.block_m, block_n=args.block_n,
                            head_dim=args.head_dim, stages=args.stages, warps=args.warps,
-                           arch=args.arch, kernel=args.kernel, tma=args.tma,
-                           atomic_dq=args.atomic_dq)
+                           arch=args.arch, kernel=args.kernel, tma=args.tma)
                for name, kw in variants.items()}
     if args.json:
         print(json.dumps(results))
@@ -145,8 +140,7 @@ def main(argv=None) -> None:
     keys = [k for k in (*_IR_OPS, *_PTX_OPS, "cp.async.bulk.tensor", "shared_bytes",
                         "registers", "spill_bytes")
             if any(k in r for r in results.values())]
-    flags = (" (TMA)" if args.tma else "") + (" (atomic dQ)" if args.atomic_dq else "")
-    print(f"{args.kernel} kernel{flags}, sm_{args.arch}, BLOCK_M={args.block_m} BLOCK_N={args.block_n} "
+    print(f"{args.kernel} kernel{' (TMA)' if args.tma else ''}, sm_{args.arch}, BLOCK_M={args.block_m} BLOCK_N={args.block_n} "
           f"D={args.head_dim} stages={args.stages} warps={args.warps} (static counts)")
     print("| op | " + " | ".join(results) + " |")
     print("|---|" + "---|" * len(results))
