@@ -161,8 +161,8 @@ def test_new_length_does_not_recompile():
     from sparseflash.kernels import launch
     q = torch.randn(1, 2, 4096, 64, device="cuda", dtype=torch.bfloat16)
     sparseflash.attention(q, q, q, "local(1)", backend="triton")
-    before = len(launch._forward.cache) if hasattr(launch._forward, "cache") else None
-    kernel = launch._forward.fn
+    before = len(launch._forward.tuner.cache) if hasattr(launch._forward.tuner, "cache") else None
+    kernel = launch._forward.tuner.fn
     compiled_before = sum(len(c) for c in kernel.device_caches.values()) \
         if hasattr(kernel, "device_caches") else None
     for n in (4096 + 128, 8192, 3072):
@@ -173,7 +173,7 @@ def test_new_length_does_not_recompile():
     compiled_after = sum(len(c) for c in kernel.device_caches.values())
     assert compiled_after == compiled_before
     if before is not None:
-        assert len(launch._forward.cache) == before
+        assert len(launch._forward.tuner.cache) == before
 
 
 def test_keep_mask_on_gpu_equals_torch_twin():

@@ -4,7 +4,9 @@ The launchers choose between paths the default tests do not all reach on a CPU:
 
 * with ``SPARSEFLASH_TMA=1`` the forward loads K and V through tensor descriptors
   (``USE_TMA``) on Hopper GPUs and under the interpreter, which emulates them;
-* a negative or zero ``scale`` is folded into q (the forward needs a positive one).
+* a negative or zero ``scale`` is folded into q (the forward needs a positive one);
+* a kernel's first launch per tuning key goes through Triton's autotuner, later ones
+  straight to the kernel with the remembered tile (``launch._Tuned``).
 """
 
 import pytest
@@ -75,3 +77,27 @@ def test_non_positive_scale(dtype, scale):
         res = check_attention(q, k, v, "causal | global(1)", backend=backend, block=16,
                               scale=scale, key_padding_mask=kpm)
         assert torch.isfinite(res["out"]).all()
+
+
+def test_later_launches_skip_the_autotuner(monkeypatch):
+    """The autotuner runs on the first launch of each key only; the direct launches after
+    it compute the same thing, and a new key (another dtype) goes through it again."""
+    from sparseflash.kernels.forward import attention_forward_kernel
+    fresh = launch._Tuned(attention_forward_kernel, "fwd")
+    autotuner_runs = []
+    real_run = fresh.tuner.run
+
+    def counting_run(*args, **kwargs):
+        autotuner_runs.append(1)
+        return real_run(*args, **kwargs)
+    monkeypatch.setattr(fresh.tuner, "run", counting_run)
+    monkeypatch.setattr(launch, "_forward", fresh)
+
+    q, k, v = make_qkv(1, 2, 2, 70, 70, 32)
+    outs = [sparseflash.attention(q, k, v, "local(1) | global(1)", block=32,
+                                  backend="triton") for _ in range(3)]
+    assert len(autotuner_runs) == 1 and len(fresh.picked) == 1
+    assert torch.equal(outs[0], outs[1]) and torch.equal(outs[0], outs[2])
+    sparseflash.attention(q.bfloat16(), k.bfloat16(), v.bfloat16(),
+                          "local(1) | global(1)", block=32, backend="triton")
+    assert len(autotuner_runs) == 2 and len(fresh.picked) == 2
