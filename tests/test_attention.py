@@ -350,7 +350,7 @@ def test_per_head_layout_and_mask(backend):
 # ----------------------------------------------------------------------------- split rows
 # A global row among short ones is split across programs whose partial softmax results the
 # launcher merges (sparseflash.layout.schedule). 20 key blocks against a mean of ~3 split.
-@pytest.mark.parametrize("backend", BACKENDS + ["triton-deterministic"])
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("case", [
     dict(Hq=2, Hkv=2, N=320, Nk=320, layout="local(0) | global(1)", kpm=False),
     dict(Hq=4, Hkv=2, N=301, Nk=290, layout="local(0) | global(2)", kpm=True),
@@ -360,13 +360,9 @@ def test_per_head_layout_and_mask(backend):
          layout="per_head(local(0) | global(1), local(1) | global(2))", kpm=False),
     dict(Hq=2, Hkv=2, N=320, Nk=310, layout="local(0) | global(1)", kpm="trailing"),
 ], ids=["global", "gqa-ragged-padding", "mqa-per-head", "per-head", "trailing-padding"])
-def test_split_rows(backend, case, monkeypatch):
-    """Split rows in the forward and the deterministic dQ kernel; split columns (the global
-    key blocks, listed by every row) in dK/dV, except per-head layouts with grouped heads,
-    which are unscheduled."""
-    if backend == "triton-deterministic":
-        monkeypatch.setenv("SPARSEFLASH_ATOMIC_DQ", "0")
-        backend = "triton"
+def test_split_rows(backend, case):
+    """Split rows in the forward and dQ; split columns (the global key blocks, listed by
+    every row) in dK/dV, except per-head layouts with grouped heads, which are unscheduled."""
     N, Nk = case["N"], case["Nk"]
     lay = compile_layout(case["layout"], N, kv_seq_len=Nk, block=16, num_heads=case["Hq"])
     assert lay.schedule_sizes("kv")[2] >= 1, "the case must actually split a row"
@@ -466,72 +462,14 @@ def test_only_some_inputs_require_grad(backend):
     torch.testing.assert_close(dq.double(), dq64, atol=1e-5, rtol=1e-4)
 
 
-@pytest.fixture
-def deterministic_algorithms():
-    """``torch.use_deterministic_algorithms(True)`` for one test (warn-only, so that the
-    float64 references' own ops never raise), restored afterwards."""
-    before = (torch.are_deterministic_algorithms_enabled(),
-              torch.is_deterministic_algorithms_warn_only_enabled())
-    torch.use_deterministic_algorithms(True, warn_only=True)
-    yield
-    torch.use_deterministic_algorithms(before[0], warn_only=before[1])
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_deterministic(backend, deterministic_algorithms):
-    """With torch's deterministic mode on (no atomic dQ), two runs give bitwise identical
-    outputs and gradients."""
+def test_deterministic(backend):
+    """No atomics: two runs give bitwise identical outputs and gradients."""
     q, k, v = make_qkv(1, 2, 1, 70, 70, 16, seed=22)
     a = check_attention(q, k, v, "causal | global(1)", backend=backend, block=16)
     b = check_attention(q, k, v, "causal | global(1)", backend=backend, block=16)
     for name in ("out", "lse", "dq", "dk", "dv"):
         assert torch.equal(a[name], b[name]), name
-
-
-class _LaunchCounter:
-    """Stands in for an autotuned kernel (``launch._Tuned``) and counts its launches."""
-
-    def __init__(self, kernel):
-        self.kernel, self.launches = kernel, 0
-
-    def __call__(self, *args, **kwargs):
-        self.launches += 1
-        return self.kernel(*args, **kwargs)
-
-
-@pytest.mark.parametrize("mode", ["default", "deterministic", "env-0", "env-1"])
-def test_dq_path_follows_deterministic_mode(mode, monkeypatch):
-    """dQ by atomic adds in the dK/dV kernel unless torch's deterministic mode is on (or
-    SPARSEFLASH_ATOMIC_DQ says otherwise); the second, deterministic kernel runs only then.
-    (Under the interpreter the adds are element-wise; GPU tests cover the TMA ones.)"""
-    from sparseflash.kernels import launch
-    monkeypatch.delenv("SPARSEFLASH_ATOMIC_DQ", raising=False)
-    before = (torch.are_deterministic_algorithms_enabled(),
-              torch.is_deterministic_algorithms_warn_only_enabled())
-    if mode == "deterministic":
-        torch.use_deterministic_algorithms(True, warn_only=True)
-    elif mode.startswith("env"):
-        torch.use_deterministic_algorithms(True, warn_only=True)  # the variable wins
-        monkeypatch.setenv("SPARSEFLASH_ATOMIC_DQ", mode[-1])
-    try:
-        counter = _LaunchCounter(launch._dq)
-        monkeypatch.setattr(launch, "_dq", counter)
-        q, k, v = make_qkv(1, 2, 2, 40, 40, 16, seed=3)
-        res = check_attention(q, k, v, "local(1) | global(1)", backend="triton", block=16)
-        atomic = mode in ("default", "env-1")
-        assert launch.atomic_dq_mode(q) == (1 if atomic else 0)  # 1: the interpreter's
-        assert counter.launches == (0 if atomic else 1)
-        assert res["dq"].shape == q.shape
-    finally:
-        torch.use_deterministic_algorithms(before[0], warn_only=before[1])
-
-
-@pytest.mark.parametrize("case", GOLDEN_CASES, ids=_case_id)
-def test_golden_deterministic_dq(case, deterministic_algorithms):
-    """The golden matrix through the second dQ kernel (the default is atomic dQ)."""
-    B, Hq, Hkv, N, Nk, D, lay, block = case
-    q, k, v = make_qkv(B, Hq, Hkv, N, Nk, D, seed=N + Nk + D)
-    check_attention(q, k, v, lay, backend="triton", block=block)
 
 
 # ----------------------------------------------------------------------------- dtypes

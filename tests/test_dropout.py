@@ -213,7 +213,7 @@ def test_backends_agree_with_dropout(case):
 
 
 # ----------------------------------------------------------------------------- golden gradients
-@pytest.mark.parametrize("backend", BACKENDS + ["triton-deterministic"])
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("case", [
     dict(B=1, Hq=2, Hkv=2, N=40, Nk=40, D=16, layout="dense", block=16, p=0.1, kpm=False),
     dict(B=2, Hq=4, Hkv=2, N=50, Nk=70, D=40, layout="causal | global(1)", block=32, p=0.5,
@@ -221,13 +221,9 @@ def test_backends_agree_with_dropout(case):
     dict(B=1, Hq=2, Hkv=1, N=97, Nk=33, D=64, layout="local(1) - causal", block=16, p=0.8,
          kpm=False),
 ], ids=["dense-p0.1", "gqa-causal-padding-p0.5", "mqa-anticausal-p0.8"])
-def test_dropout_against_golden(backend, case, monkeypatch):
+def test_dropout_against_golden(backend, case):
     """O, dq, dk, dv against float64 dense_attention with dropout_keep from
-    dropout_keep_mask and the library's seed; within 2x the float32 reference + atol.
-    ``triton-deterministic``: dQ from its own kernel instead of the atomic default."""
-    if backend == "triton-deterministic":
-        monkeypatch.setenv("SPARSEFLASH_ATOMIC_DQ", "0")
-        backend = "triton"
+    dropout_keep_mask and the library's seed; within 2x the float32 reference + atol."""
     B, Hq, Hkv, N, Nk, D = (case[x] for x in ("B", "Hq", "Hkv", "N", "Nk", "D"))
     p, lay, block = case["p"], case["layout"], case["block"]
     q, k, v = make_qkv(B, Hq, Hkv, N, Nk, D, seed=8)

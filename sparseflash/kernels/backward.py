@@ -1,18 +1,12 @@
 """Block-sparse FlashAttention backward with recomputation (Dao et al. 2022, Algorithms 2
 and 4, restricted to the non-zero blocks).
 
+Two kernels, no atomics, deterministic:
+
 * dK/dV: one program per (key tile, batch * kv head) walks the query blocks its layout
   *column* lists (the transposed tables), for every query head of its GQA group, and
   accumulates dK and dV in registers.
-* dQ, two ways. Deterministic: a second kernel, one program per (query tile, batch *
-  head) walking its layout *row* like the forward, which recomputes S and dP (7 matrix
-  products per tile pair in all). Atomic (``ATOMIC_DQ``; see ``launch.atomic_dq_mode``):
-  the dK/dV program also forms its ``dS K`` and adds it into a float32 dQ (5 products per
-  tile pair, as FlashAttention-2 does), in an order that varies from run to run. On a GPU
-  the adds are TMA bulk reductions of whole tiles from shared memory (``ATOMIC_DQ = 2``):
-  Triton's element-wise atomics (``1``, one instruction per element) made the backward
-  slower than two kernels (benchmarks/NOTES.md, v10); the interpreter, which has no
-  descriptor reductions, runs ``1``.
+* dQ: one program per (query tile, batch * head) walks its layout *row*, like the forward.
 
 Both recompute P = exp2(S * scale * log2(e) - lse2) from the forward's base-2
 log-sum-exp; dropout regenerates the same keep-mask from the Philox seed.
@@ -27,14 +21,11 @@ from .common import (dropout_keep, head_dim_mask, key_bound_mask, mma, scheduled
 
 
 @triton.jit(do_not_specialize=["N"])
-def delta_kernel(DO, O, DELTA, DQ_ACC,
+def delta_kernel(DO, O, DELTA,
                  stride_dob, stride_doh, stride_don, stride_dod,
                  stride_ob, stride_oh, stride_on, stride_od,
-                 H, N, D, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr,
-                 ZERO_DQ: tl.constexpr):
-    """``DELTA (B*H, N) float32 = rowsum(dO * O)``; grid (cdiv(N, BLOCK_M), B * H). With
-    ``ZERO_DQ`` it also zeroes the same rows of the atomic dQ accumulator ``DQ_ACC (B*H,
-    N, D) float32``, which saves a launch of its own.
+                 H, N, D, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr):
+    """``DELTA (B*H, N) float32 = rowsum(dO * O)``; grid (cdiv(N, BLOCK_M), B * H).
 
     One read of dO and O in their own dtype, where the same in torch (``(do.float() *
     o.float()).sum(-1)``) writes and rereads three float32 temporaries and costs four
@@ -53,9 +44,6 @@ def delta_kernel(DO, O, DELTA, DQ_ACC,
                 mask=ok, other=0.0)
     delta = tl.sum(do.to(tl.float32) * o.to(tl.float32), 1)
     tl.store(DELTA + bh.to(tl.int64) * N + offs_m, delta, mask=offs_m < N)
-    if ZERO_DQ:
-        tl.store(DQ_ACC + (bh.to(tl.int64) * N + offs_m[:, None]) * D + offs_d[None, :],
-                 tl.zeros((BLOCK_M, BLOCK_D), tl.float32), mask=ok)
 
 
 @triton.jit
@@ -71,16 +59,14 @@ def _probabilities(s, offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, lse2, qk_s
 
 
 @triton.jit
-def _dkdv_tile(dk, dv, k_t, v_t, Q, DO, LSE, DELTA, DQ_ACC, start_m, start_n, offs_d, code,
-               b, bh, N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM,
-               stride_kpm_b, qk_scale, sm_scale, seed, dropout_p, keep_threshold,
+def _dkdv_tile(dk, dv, k_t, v_t, Q, DO, LSE, DELTA, start_m, start_n, offs_d, code, b, bh,
+               N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
+               qk_scale, seed, dropout_p, keep_threshold,
                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, PARTIAL: tl.constexpr,
                HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
-               PRECISION: tl.constexpr, EVEN_D: tl.constexpr, ATOMIC_DQ: tl.constexpr):
+               PRECISION: tl.constexpr, EVEN_D: tl.constexpr):
     """One query tile's contribution to this program's dK and dV (BLOCK_N, BLOCK_D); k_t
     and v_t are the transposed tiles (BLOCK_D, BLOCK_N), so that S = q k_t, dP = dO v_t.
-    With ``ATOMIC_DQ`` it also adds the tile's ``dS K * scale`` (BLOCK_M, BLOCK_D) into this
-    head's float32 dQ rows ``DQ_ACC (N, D)`` (a pointer, or a tensor descriptor for 2).
 
     (Working on transposed scores instead, S^T = k^T q^T, needs no transpose of P and dS
     and halves the exponentials in the compiled code, but measured 3-5% slower end to end
@@ -108,24 +94,14 @@ def _dkdv_tile(dk, dv, k_t, v_t, Q, DO, LSE, DELTA, DQ_ACC, start_m, start_n, of
     else:
         p_drop = p
     dv = mma(tl.trans(p_drop.to(do.dtype)), do, PRECISION, dv)
-    ds = (p * (dp - delta[:, None])).to(q.dtype)
-    dk = mma(tl.trans(ds), q, PRECISION, dk)
-    if ATOMIC_DQ == 2:
-        # DQ_ACC is this head's (N, D) tensor descriptor: one bulk reduction per tile, rows
-        # past N and columns past D dropped by the copy engine.
-        DQ_ACC.atomic_add([start_m, 0], mma(ds, tl.trans(k_t), PRECISION) * sm_scale)
-    elif ATOMIC_DQ == 1:
-        # "relaxed": only the sum matters, not the order; the default (acq_rel) would
-        # fence every add.
-        dq = mma(ds, tl.trans(k_t), PRECISION) * sm_scale
-        tl.atomic_add(DQ_ACC + offs_m[:, None] * D + offs_d[None, :], dq,
-                      mask=m_ok[:, None] & d_ok[None, :], sem="relaxed")
+    ds = p * (dp - delta[:, None])
+    dk = mma(tl.trans(ds.to(q.dtype)), q, PRECISION, dk)
     return dk, dv
 
 
 @triton.jit(do_not_specialize=["N", "Nk", "seed", "keep_threshold", "LENGTH_CLASS"])
 def attention_dkdv_kernel(
-        Q, K, V, DO, LSE, DELTA, DK, DV, DQ_ACC,
+        Q, K, V, DO, LSE, DELTA, DK, DV,
         FULL_OFF, FULL_IDX, PART_OFF, PART_IDX, PART_CODE,
         SCHED, WS_DK, WS_DV,
         KPM, KV_LIMITS,
@@ -140,8 +116,7 @@ def attention_dkdv_kernel(
         H, H_KV, N, Nk, D, NUM_KV_BLOCKS, LAYOUT_HEADS, GROUP, SCHED_HEADS, WS_SLOTS,
         LENGTH_CLASS, LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
         BLOCK_D: tl.constexpr, HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
-        SCHEDULED: tl.constexpr, PRECISION: tl.constexpr, EVEN_D: tl.constexpr,
-        ATOMIC_DQ: tl.constexpr):
+        SCHEDULED: tl.constexpr, PRECISION: tl.constexpr, EVEN_D: tl.constexpr):
     # SCHEDULED: the column schedule (longest first, long columns split, partial dK/dV to
     # the workspace) applies when every query head of a GQA group reads the same column,
     # i.e. a broadcast layout (SCHED_HEADS = 1) or no grouping (SCHED_HEADS = H_KV = H).
@@ -184,10 +159,6 @@ def attention_dkdv_kernel(
             DOh = DO + b.to(tl.int64) * stride_dob + h.to(tl.int64) * stride_doh
             LSEh = LSE + bh.to(tl.int64) * N
             DELTAh = DELTA + bh.to(tl.int64) * N
-            DQh = DQ_ACC + bh.to(tl.int64) * N * D
-            if ATOMIC_DQ == 2:
-                DQh = tl.make_tensor_descriptor(DQh, shape=[N, D], strides=[D, 1],
-                                                block_shape=[BLOCK_M, BLOCK_D])
             if SCHEDULED:
                 full_start, full_end = tl.load(entry + 1), tl.load(entry + 2)
                 part_start, part_end = tl.load(entry + 3), tl.load(entry + 4)
@@ -198,20 +169,20 @@ def attention_dkdv_kernel(
             for t in range(full_start * SUBTILES, full_end * SUBTILES):
                 qb = tl.load(FULL_IDX + t // SUBTILES)
                 dk, dv = _dkdv_tile(
-                    dk, dv, k_t, v_t, Qh, DOh, LSEh, DELTAh, DQh,
+                    dk, dv, k_t, v_t, Qh, DOh, LSEh, DELTAh,
                     qb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_M, start_n, offs_d, 0, b, bh, N,
                     Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
-                    qk_scale, sm_scale, seed, dropout_p, keep_threshold, BLOCK_M, BLOCK_N,
-                    False, HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, ATOMIC_DQ)
+                    qk_scale, seed, dropout_p, keep_threshold, BLOCK_M, BLOCK_N, False,
+                    HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D)
             for t in range(part_start * SUBTILES, part_end * SUBTILES):
                 qb = tl.load(PART_IDX + t // SUBTILES)
                 code = tl.load(PART_CODE + t // SUBTILES)
                 dk, dv = _dkdv_tile(
-                    dk, dv, k_t, v_t, Qh, DOh, LSEh, DELTAh, DQh,
+                    dk, dv, k_t, v_t, Qh, DOh, LSEh, DELTAh,
                     qb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_M, start_n, offs_d, code, b, bh,
                     N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
-                    qk_scale, sm_scale, seed, dropout_p, keep_threshold, BLOCK_M, BLOCK_N,
-                    True, HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, ATOMIC_DQ)
+                    qk_scale, seed, dropout_p, keep_threshold, BLOCK_M, BLOCK_N, True,
+                    HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D)
 
     dk = dk * sm_scale
     out_mask = n_ok[:, None] & d_ok[None, :]

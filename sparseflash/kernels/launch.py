@@ -94,7 +94,7 @@ def head_dim_tile(D: int) -> int:
 
 _KEY = ["BLOCK_D", "LAYOUT_BLOCK", "HAS_PADDING", "HAS_DROPOUT", "PRECISION", "LENGTH_CLASS",
         "EVEN_D"]
-_KEY_DKDV = _KEY + ["SCHEDULED", "ATOMIC_DQ"]
+_KEY_DKDV = _KEY + ["SCHEDULED"]
 _KEY_FWD = _KEY + ["USE_TMA"]
 
 
@@ -102,11 +102,7 @@ def _autotuned(kernel, kind):
     def prune(configs, named_args, **kwargs):
         return _prune(kind, configs, named_args, **kwargs)
     key = {"fwd": _KEY_FWD, "dkdv": _KEY_DKDV, "dq": _KEY}[kind]
-    # Tuning runs the kernel many times on the caller's tensors: the atomic dQ accumulator
-    # must start from zero before each run and before the real one after them (Triton 3.6
-    # benchmarks even a single remaining config, so this matters without tuning too).
-    reset = ["DQ_ACC"] if kind == "dkdv" else None
-    return triton.autotune(configs=_candidate_configs(kind), key=key, reset_to_zero=reset,
+    return triton.autotune(configs=_candidate_configs(kind), key=key,
                            prune_configs_by={"early_config_prune": prune})(kernel)
 
 
@@ -225,15 +221,6 @@ def _ensure_allocator() -> None:
 _DUMMIES: dict = {}
 
 
-def _float32_placeholder(device) -> torch.Tensor:
-    """A one-element float32 tensor for a pointer argument a kernel never reads."""
-    key = ("float32", device)
-    dummy = _DUMMIES.get(key)
-    if dummy is None:
-        dummy = _DUMMIES[key] = torch.zeros(1, dtype=torch.float32, device=device)
-    return dummy
-
-
 def _padding_args(key_padding: Optional[torch.Tensor], kv_limits: Optional[torch.Tensor],
                   device):
     if key_padding is None:
@@ -330,50 +317,20 @@ def _add_split_partials(ws: torch.Tensor, split_slots: torch.Tensor, split_rows:
         LAYOUT_BLOCK=block, BLOCK_M=tile, BLOCK_D=head_dim_tile(D))
 
 
-def atomic_dq_mode(q: torch.Tensor) -> int:
-    """How the backward forms dQ: 0, a second kernel (deterministic); 2, inside the dK/dV
-    kernel with TMA bulk reductions into a float32 accumulator (5 matrix products per tile
-    pair instead of 7, one launch fewer; the order of the float32 sums, and so their last
-    bits, varies from run to run); 1, the same with element-wise atomics, which only the
-    Triton interpreter uses (it has no descriptor reductions).
-
-    2 on Hopper or later GPUs for head dims whose float32 rows are 16-byte aligned (a
-    multiple of 4), unless ``torch.use_deterministic_algorithms(True)`` is in effect, the
-    rule PyTorch's own attention backward follows; ``SPARSEFLASH_ATOMIC_DQ=0`` turns it
-    off, ``=1`` on where it can run (for measurements)."""
-    forced = os.environ.get("SPARSEFLASH_ATOMIC_DQ")
-    if forced == "0" or (forced != "1" and torch.are_deterministic_algorithms_enabled()):
-        return 0
-    if interpreting():
-        return 1
-    capable = (q.device.type == "cuda" and torch.cuda.get_device_capability(q.device)[0] >= 9
-               and q.shape[-1] % 4 == 0)
-    return 2 if capable else 0
-
-
 @_on_tensors_device
 def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
              o: torch.Tensor, lse: torch.Tensor, tables: Sequence[torch.Tensor],
              meta: LayoutMeta, scale: float, key_padding: Optional[torch.Tensor],
              kv_limits: Optional[torch.Tensor], seed: int, dropout_p: float):
-    """-> (dq, dk, dv) shaped like q, k, v (dq in q's dtype, not necessarily its strides)."""
+    """-> (dq, dk, dv) shaped like q, k, v."""
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
-    atomic_dq = atomic_dq_mode(q)
     delta = torch.empty(B, H, N, dtype=torch.float32, device=q.device)  # rowsum(dO * O)
-    # The atomic path's float32 dQ, zeroed by the delta kernel; otherwise a never-read
-    # float32 placeholder of its own (the autotuner zeroes it while tuning, so it must not
-    # be a live tensor; another dtype would compile a second kernel specialisation).
-    dq_acc = (torch.empty(B, H, N, D, dtype=torch.float32, device=q.device) if atomic_dq
-              else _float32_placeholder(q.device))
-    if atomic_dq == 2:
-        _ensure_allocator()  # the descriptors are made inside the kernel
     block_d = head_dim_tile(D)
     delta_rows = 64 if interpreting() else max(16, 8192 // block_d)
     delta_kernel[(triton.cdiv(N, delta_rows), B * H)](
-        do, o, delta, dq_acc, *do.stride(), *o.stride(), H, N, D, BLOCK_M=delta_rows,
-        BLOCK_D=block_d, ZERO_DQ=atomic_dq > 0)
-    dk, dv = torch.empty_like(k), torch.empty_like(v)
+        do, o, delta, *do.stride(), *o.stride(), H, N, D, BLOCK_M=delta_rows, BLOCK_D=block_d)
+    dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
     kpm, limits, s_kpm, s_lim, has_padding = _padding_args(key_padding, kv_limits, q.device)
     threshold = keep_threshold(dropout_p)
     common = dict(LAYOUT_BLOCK=meta.block, BLOCK_D=block_d,
@@ -400,19 +357,15 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
     col_class = length_class(meta.col_blocks)
     _dkdv(
         grid_dkdv, (q.dtype, col_class),
-        q, k, v, do, lse, delta, dk, dv, dq_acc, *tables[5:10], tables[13], ws_dk, ws_dv,
-        kpm, limits, scale * LOG2E, scale, seed, dropout_p, threshold,
+        q, k, v, do, lse, delta, dk, dv, *tables[5:10], tables[13], ws_dk, ws_dv, kpm, limits,
+        scale * LOG2E, scale, seed, dropout_p, threshold,
         *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
         s_kpm, s_lim, H, H_kv, N, Nk, D, meta.num_kv_blocks, meta.heads, H // H_kv,
-        sched_heads, meta.q_slots, col_class, SCHEDULED=scheduled, ATOMIC_DQ=atomic_dq,
-        **common)
+        sched_heads, meta.q_slots, col_class, SCHEDULED=scheduled, **common)
     if scheduled and meta.q_slots:
         for ws, grad in ((ws_dk, dk), (ws_dv, dv)):
             _add_split_partials(ws, tables[14], tables[15], grad, H_kv, Nk, meta.num_kv_blocks,
                                 sched_heads, meta.q_slots, kv_groups, meta.block)
-    if atomic_dq:
-        return dq_acc.to(q.dtype), dk, dv
-    dq = torch.empty_like(q)
     groups = B * (H // meta.heads)
     ws_dq = (torch.empty(groups, meta.kv_slots, meta.block, D, dtype=torch.float32,
                          device=q.device) if meta.kv_slots else delta)  # float32: see above
