@@ -133,13 +133,15 @@ class _Tuned:
     def __call__(self, grid, key: tuple, *args, **constexprs):
         key = key + tuple(constexprs.items())
         config = self.picked.get(key)
-        if config is None:  # first launch of this key: tune (or look up) as usual
+        if config is None:
+            # First launch of this key: tune (or look up) as usual. A Triton without
+            # best_config leaves None here, and every launch keeps taking this branch.
             self.tuner[grid](*args, **constexprs)
             self.picked[key] = getattr(self.tuner, "best_config", None)
         else:
+            # What the autotuner itself calls once it has found its config.
             self.tuner.fn.run(*args, grid=grid, warmup=False, **constexprs,
                               **config.all_kwargs())
-        # (A None pick, from a Triton without best_config, keeps taking the first branch.)
 
 
 _forward = _Tuned(attention_forward_kernel, "fwd")
