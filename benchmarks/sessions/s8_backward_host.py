@@ -1,0 +1,89 @@
+"""Session 8: where the host time of the backward goes when autograd runs it.
+
+    python benchmarks/sessions/s8_backward_host.py --pattern "local(3)" --seq-len 16384
+
+``benchmarks.overhead`` found a ``local(3)`` fwd+bwd needing ~0.76 ms of host time, of
+which the launchers account for ~0.21 ms and an empty autograd Function for ~0.09 ms.
+The rest is not visible to its cProfile, which profiles only the main thread: autograd
+runs a CUDA backward on its own device thread. Here, host time per call (GPU kept busy,
+as in ``benchmarks.overhead``) of the pieces, and a cProfile taken inside that thread.
+"""
+
+import argparse
+import cProfile
+import io
+import pstats
+
+import torch
+
+import sparseflash
+import sparseflash.functional as functional
+from benchmarks.overhead import _host_ms, _Identity
+from sparseflash.kernels import launch
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--pattern", default="local(3)")
+    p.add_argument("--seq-len", type=int, default=16384)
+    p.add_argument("--iters", type=int, default=50)
+    args = p.parse_args()
+    N, D = args.seq_len, 64
+    q, k, v = (torch.randn(1, 16, N, D, device="cuda", dtype=torch.bfloat16)
+               .requires_grad_() for _ in range(3))
+    grad = torch.randn_like(q)
+
+    def forward():
+        return sparseflash.attention(q, k, v, args.pattern)
+
+    def forward_backward():
+        torch.autograd.grad(forward(), (q, k, v), grad)
+
+    out = forward()
+    layout = sparseflash.compile_layout(args.pattern, N, block=128, device=q.device)
+    tables, meta = layout.kernel_tables(), launch.LayoutMeta.of(layout)
+    with torch.no_grad():
+        o, lse = launch.forward(q, k, v, tables, meta, D ** -0.5, None, None, 0, 0.0)
+
+    def launcher_backward():
+        launch.backward(grad, q, k, v, o, lse, tables, meta, D ** -0.5, None, None, 0, 0.0)
+
+    for _ in range(5):
+        forward_backward()
+    torch.cuda.synchronize()
+    rows = {}
+    for _ in range(3):  # alternate, keep the last round
+        rows["fwd"] = _host_ms(forward, args.iters)
+        rows["fwd+bwd"] = _host_ms(forward_backward, args.iters)
+        rows["backward via autograd (given the forward's graph)"] = _host_ms(
+            lambda: torch.autograd.grad(forward(), (q, k, v), grad), args.iters) - rows["fwd"]
+        with torch.no_grad():
+            rows["launch.backward on the main thread"] = _host_ms(launcher_backward, args.iters)
+        rows["empty Function fwd+bwd"] = _host_ms(
+            lambda: torch.autograd.grad(_Identity.apply(q), (q,), grad), args.iters)
+    for name, ms in rows.items():
+        print(f"  {name:52s} {ms:.3f} ms")
+
+    # cProfile inside autograd's device thread: wrap the backward implementation.
+    profiler = cProfile.Profile()
+    real = functional._backward_impl
+
+    def profiled(*a, **kw):
+        profiler.enable()
+        try:
+            return real(*a, **kw)
+        finally:
+            profiler.disable()
+    functional._backward_impl = profiled
+    for _ in range(args.iters):
+        forward_backward()
+    torch.cuda.synchronize()
+    functional._backward_impl = real
+    text = io.StringIO()
+    pstats.Stats(profiler, stream=text).sort_stats("tottime").print_stats(25)
+    print(f"cProfile of _backward_impl inside autograd's thread, {args.iters} calls:")
+    print(text.getvalue())
+
+
+if __name__ == "__main__":
+    main()
