@@ -60,6 +60,51 @@ def main() -> None:
             rows["launch.backward on the main thread"] = _host_ms(launcher_backward, args.iters)
         rows["empty Function fwd+bwd"] = _host_ms(
             lambda: torch.autograd.grad(_Identity.apply(q), (q,), grad), args.iters)
+    # The same autograd Function signature as sparseflash's, with the kernels taken out:
+    # "fake" returns the forward's and backward's results computed once, "launch-only"
+    # runs the real launchers but none of attention()'s front end.
+    scale = D ** -0.5
+    with torch.no_grad():
+        grads = launch.backward(grad, q, k, v, o, lse, tables, meta, scale, None, None, 0, 0.0)
+
+    class Signature(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, q_, k_, v_, tables_, meta_, scale_, kpm, limits, seed, p_, mode):
+            ctx.set_materialize_grads(False)
+            if mode == "fake":
+                out_o, out_lse = o.view_as(o), lse.view_as(lse)
+            else:
+                out_o, out_lse = launch.forward(q_, k_, v_, tables_, meta, scale_, None, None,
+                                                0, 0.0)
+            ctx.mark_non_differentiable(out_lse)
+            ctx.save_for_backward(q_, k_, v_, out_o, out_lse)
+            ctx.mode = mode
+            return out_o, out_lse
+
+        @staticmethod
+        def backward(ctx, do, dlse):
+            q_, k_, v_, o_, lse_ = ctx.saved_tensors
+            if ctx.mode == "fake":
+                dq, dk, dv = grads
+            else:
+                dq, dk, dv = launch.backward(do, q_, k_, v_, o_, lse_, tables, meta, scale,
+                                             None, None, 0, 0.0)
+            return dq, dk, dv, None, None, None, None, None, None, None, None
+
+    def signature_call(mode):
+        def call():
+            out_o, _ = Signature.apply(q, k, v, list(tables), None,
+                                       scale, None, None, None, 0.0, mode)
+            torch.autograd.grad(out_o, (q, k, v), grad)
+        return call
+
+    for _ in range(3):
+        signature_call("launch-only")()
+    for _ in range(3):
+        rows["same Function, no kernels: fwd+bwd"] = _host_ms(signature_call("fake"), args.iters)
+        rows["same Function, launchers only: fwd+bwd"] = _host_ms(
+            signature_call("launch-only"), args.iters)
+        rows["sparseflash.attention fwd+bwd (again)"] = _host_ms(forward_backward, args.iters)
     for name, ms in rows.items():
         print(f"  {name:52s} {ms:.3f} ms")
 
