@@ -71,7 +71,7 @@ def main() -> None:
         @staticmethod
         def forward(ctx, q_, k_, v_, tables_, meta_, scale_, kpm, limits, seed, p_, mode):
             ctx.set_materialize_grads(False)
-            if mode == "fake":
+            if mode in ("fake", "fake forward"):
                 out_o, out_lse = o.view_as(o), lse.view_as(lse)
             else:
                 out_o, out_lse = launch.forward(q_, k_, v_, tables_, meta, scale_, None, None,
@@ -84,7 +84,7 @@ def main() -> None:
         @staticmethod
         def backward(ctx, do, dlse):
             q_, k_, v_, o_, lse_ = ctx.saved_tensors
-            if ctx.mode == "fake":
+            if ctx.mode in ("fake", "fake backward"):
                 dq, dk, dv = grads
             else:
                 dq, dk, dv = launch.backward(do, q_, k_, v_, o_, lse_, tables, meta, scale,
@@ -98,6 +98,29 @@ def main() -> None:
             torch.autograd.grad(out_o, (q, k, v), grad)
         return call
 
+    import queue
+    import threading
+
+    def on_other_thread(fn):
+        """Run ``fn`` on one long-lived second thread per call, waiting for it, the way
+        autograd hands a CUDA backward to its device thread."""
+        jobs, done = queue.Queue(), queue.Queue()
+
+        def worker():
+            while True:
+                job = jobs.get()
+                if job is None:
+                    return
+                with torch.no_grad():
+                    job()
+                done.put(None)
+        threading.Thread(target=worker, daemon=True).start()
+
+        def call():
+            jobs.put(fn)
+            done.get()
+        return call
+
     for _ in range(3):
         signature_call("launch-only")()
     for _ in range(3):
@@ -105,6 +128,13 @@ def main() -> None:
         rows["same Function, launchers only: fwd+bwd"] = _host_ms(
             signature_call("launch-only"), args.iters)
         rows["sparseflash.attention fwd+bwd (again)"] = _host_ms(forward_backward, args.iters)
+        rows["same Function, forward launcher only"] = _host_ms(
+            signature_call("fake backward"), args.iters)
+        rows["same Function, backward launcher only"] = _host_ms(
+            signature_call("fake forward"), args.iters)
+        with torch.no_grad():
+            rows["launch.backward from a plain second thread"] = _host_ms(
+                on_other_thread(launcher_backward), args.iters)
     for name, ms in rows.items():
         print(f"  {name:52s} {ms:.3f} ms")
 
