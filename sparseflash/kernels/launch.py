@@ -92,6 +92,7 @@ def head_dim_tile(D: int) -> int:
     The kernels' ``EVEN_D`` is ``head_dim_tile(D) == D``."""
     return max(16, triton.next_power_of_2(D))
 
+
 _KEY = ["BLOCK_D", "LAYOUT_BLOCK", "HAS_PADDING", "HAS_DROPOUT", "PRECISION", "LENGTH_CLASS",
         "EVEN_D"]
 _KEY_DKDV = _KEY + ["SCHEDULED"]
