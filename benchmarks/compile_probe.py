@@ -57,18 +57,32 @@ def probe(*, dropout: bool, padding: bool, block_m: int, block_n: int, head_dim:
     else:
         kernel = attention_dkdv_kernel
         constants.update(SCHEDULED=True)
-    signature = {}
-    for name in kernel.arg_names:
+    # Specialise the arguments as a launch on contiguous (B, H, N, D) tensors with a
+    # broadcast layout does: unit strides along D, one layout head and no GQA grouping
+    # become the constant 1; pointers, the other strides and the head and block counts are
+    # multiples of 16. Without these, the compiler sees 2-byte loads it cannot vectorise
+    # or pipeline: the code of no real launch (benchmarks/NOTES.md, v11).
+    ones = {"LAYOUT_HEADS", "GROUP", "SCHED_HEADS"}
+    aligned = {"H", "H_KV", "D", "NUM_Q_BLOCKS", "NUM_KV_BLOCKS"}
+    signature, attrs = {}, {}
+    for i, name in enumerate(kernel.arg_names):
         if name in _POINTERS:
             signature[name] = _POINTERS[name].format(dt=dtype)
+            attrs[(i,)] = [["tt.divisibility", 16]]
         elif name in constants:
             signature[name] = "constexpr"
+        elif name in ones or (name.startswith("stride_") and name.endswith("d")):
+            signature[name] = "constexpr"
+            constants[name] = 1
         else:
             signature[name] = {"qk_scale": "fp32", "sm_scale": "fp32", "dropout_p": "fp32",
                                "seed": "i64"}.get(name, "i32")
+            if name in aligned or (name.startswith("stride_") and "kpm" not in name
+                                   and "lim" not in name):
+                attrs[(i,)] = [["tt.divisibility", 16]]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        compiled = triton.compile(ASTSource(kernel, signature, constants),
+        compiled = triton.compile(ASTSource(kernel, signature, constants, attrs),
                                   target=GPUTarget("cuda", arch, 128),
                                   options=dict(num_warps=warps, num_stages=stages))
     counts = collections.Counter(

@@ -6,7 +6,9 @@ The launchers choose between paths the default tests do not all reach on a CPU:
   (``USE_TMA``) on Hopper GPUs and under the interpreter, which emulates them;
 * a negative or zero ``scale`` is folded into q (the forward needs a positive one);
 * a kernel's first launch per tuning key goes through Triton's autotuner, later ones
-  straight to the kernel with the remembered tile (``launch._Tuned``).
+  straight to the kernel with the remembered tile (``launch._Tuned``);
+* a row (or column) whose full blocks are consecutive is walked with computed offsets,
+  any other through the table (``common.consecutive_run``).
 """
 
 import pytest
@@ -101,3 +103,22 @@ def test_later_launches_skip_the_autotuner(monkeypatch):
     sparseflash.attention(q.bfloat16(), k.bfloat16(), v.bfloat16(),
                           "local(1) | global(1)", block=32, backend="triton")
     assert len(autotuner_runs) == 2 and len(fresh.picked) == 2
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+def test_consecutive_and_gapped_block_lists(dtype):
+    """Rows and columns of equal length, some consecutive and some with a gap, so that a
+    wrong consecutive test (or a wrong offset on either walk) changes the result: the
+    forward and dQ walk rows, dK/dV columns; the ragged last key block is partial."""
+    mask = torch.tensor([[1, 1, 1, 0, 0, 0],    # consecutive
+                         [1, 0, 1, 1, 0, 0],    # a gap, the count of the row below
+                         [0, 1, 1, 1, 0, 0],    # consecutive
+                         [1, 0, 0, 0, 0, 1]],   # first and last only
+                        dtype=torch.bool)
+    layout = sparseflash.Layout.from_block_mask(mask, 64, kv_seq_len=90, block=16)
+    for lists in (mask, mask.T):  # rows, then columns, of full blocks (the last is partial)
+        full = [torch.nonzero(r[:5]).flatten().tolist() for r in lists]
+        runs = [f for f in full if f and f[-1] - f[0] == len(f) - 1]
+        assert runs and len(runs) < len([f for f in full if f])
+    q, k, v = make_qkv(2, 2, 2, 64, 90, 16, dtype=dtype, seed=8)
+    check_attention(q, k, v, layout, backend="triton", block=16)

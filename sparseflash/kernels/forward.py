@@ -11,8 +11,8 @@ log-sum-exp ``log2(sum(2^(s * scale * log2(e))))`` = natural lse * log2(e).
 import triton
 import triton.language as tl
 
-from .common import (dropout_keep, head_dim_mask, key_bound_mask, mma, scheduled_program,
-                     tile_mask, walk_ends)
+from .common import (consecutive_run, dropout_keep, head_dim_mask, key_bound_mask, mma,
+                     scheduled_program, tile_mask, walk_ends)
 
 
 @triton.jit
@@ -109,7 +109,20 @@ def attention_forward_kernel(
     # (walk_ends): a shorter loop rather than a branch per block, which would keep the
     # pipeliner from prefetching K and V (benchmarks/NOTES.md, v7).
     full_end, part_end = walk_ends(entry, KV_LIMITS, b, stride_lim_b, HAS_PADDING)
-    for t in range(tl.load(entry + 1) * SUBTILES, full_end * SUBTILES):
+    full_start = tl.load(entry + 1)
+    # Consecutive key blocks are walked with offsets computed, not read (consecutive_run);
+    # other lists through the table. Two loops in sequence, one of them empty, rather than
+    # an if/else: the compiler reuses the shared memory of sequential loops' pipelines but
+    # not of two branches' (which would not fit at D=128).
+    run = consecutive_run(FULL_IDX, full_start, full_end, LAYOUT_BLOCK)
+    run_tiles = tl.where(run >= 0, full_end - full_start, 0) * SUBTILES
+    for t in range(0, run_tiles):
+        acc, l_i, m_i = _attend_tile(
+            acc, l_i, m_i, q, K, V, run + t * BLOCK_N, offs_m, offs_d, 0, b, bh, Nk, D,
+            stride_kn, stride_kd, stride_vn, stride_vd, KPM, stride_kpm_b, qk_scale, seed,
+            dropout_p, keep_threshold, BLOCK_N, False, HAS_PADDING, HAS_DROPOUT, PRECISION,
+            EVEN_D, USE_TMA)
+    for t in range(full_start * SUBTILES + run_tiles, full_end * SUBTILES):
         kb = tl.load(FULL_IDX + t // SUBTILES)
         acc, l_i, m_i = _attend_tile(
             acc, l_i, m_i, q, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N, offs_m,
