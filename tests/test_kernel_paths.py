@@ -7,8 +7,8 @@ The launchers choose between paths the default tests do not all reach on a CPU:
 * a negative or zero ``scale`` is folded into q (the forward needs a positive one);
 * a kernel's first launch per tuning key goes through Triton's autotuner, later ones
   straight to the kernel with the remembered tile (``launch._Tuned``);
-* a row (or column) whose full blocks are consecutive is walked with computed offsets,
-  any other through the table (``common.consecutive_run``).
+* in the forward, a row whose full blocks are consecutive is walked with computed
+  offsets, any other through the table (``common.consecutive_run``).
 """
 
 import pytest
@@ -107,9 +107,10 @@ def test_later_launches_skip_the_autotuner(monkeypatch):
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
 def test_consecutive_and_gapped_block_lists(dtype):
-    """Rows and columns of equal length, some consecutive and some with a gap, so that a
-    wrong consecutive test (or a wrong offset on either walk) changes the result: the
-    forward and dQ walk rows, dK/dV columns; the ragged last key block is partial."""
+    """Rows of equal length, some consecutive and some with a gap, so that a wrong
+    consecutive test (or a wrong offset on either walk) changes the forward's result (and
+    the backward's, which reads O and the log-sum-exp); the ragged last key block is
+    partial. Columns are checked too, for when the backward walks them the same way."""
     mask = torch.tensor([[1, 1, 1, 0, 0, 0],    # consecutive
                          [1, 0, 1, 1, 0, 0],    # a gap, the count of the row below
                          [0, 1, 1, 1, 0, 0],    # consecutive

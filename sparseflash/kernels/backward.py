@@ -16,8 +16,8 @@ log-sum-exp; dropout regenerates the same keep-mask from the Philox seed.
 import triton
 import triton.language as tl
 
-from .common import (consecutive_run, dropout_keep, head_dim_mask, key_bound_mask, mma,
-                     scheduled_program, tile_mask, walk_ends)
+from .common import (dropout_keep, head_dim_mask, key_bound_mask, mma, scheduled_program,
+                     tile_mask, walk_ends)
 
 
 @triton.jit(do_not_specialize=["N"])
@@ -166,17 +166,7 @@ def attention_dkdv_kernel(
                 col = (h % LAYOUT_HEADS) * NUM_KV_BLOCKS + kb
                 full_start, full_end = tl.load(FULL_OFF + col), tl.load(FULL_OFF + col + 1)
                 part_start, part_end = tl.load(PART_OFF + col), tl.load(PART_OFF + col + 1)
-            # As in the forward: consecutive query blocks with offsets computed, others
-            # through the table; two loops in sequence, one of them empty.
-            run = consecutive_run(FULL_IDX, full_start, full_end, LAYOUT_BLOCK)
-            run_tiles = tl.where(run >= 0, full_end - full_start, 0) * SUBTILES
-            for t in range(0, run_tiles):
-                dk, dv = _dkdv_tile(
-                    dk, dv, k_t, v_t, Qh, DOh, LSEh, DELTAh, run + t * BLOCK_M, start_n, offs_d,
-                    0, b, bh, N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM,
-                    stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold, BLOCK_M, BLOCK_N,
-                    False, HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D)
-            for t in range(full_start * SUBTILES + run_tiles, full_end * SUBTILES):
+            for t in range(full_start * SUBTILES, full_end * SUBTILES):
                 qb = tl.load(FULL_IDX + t // SUBTILES)
                 dk, dv = _dkdv_tile(
                     dk, dv, k_t, v_t, Qh, DOh, LSEh, DELTAh,
@@ -280,17 +270,7 @@ def attention_dq_kernel(
 
     SUBTILES: tl.constexpr = LAYOUT_BLOCK // BLOCK_N
     full_end, part_end = walk_ends(entry, KV_LIMITS, b, stride_lim_b, HAS_PADDING)
-    full_start = tl.load(entry + 1)
-    # As in the forward: consecutive key blocks with offsets computed, others through the
-    # table; two loops in sequence, one of them empty.
-    run = consecutive_run(FULL_IDX, full_start, full_end, LAYOUT_BLOCK)
-    run_tiles = tl.where(run >= 0, full_end - full_start, 0) * SUBTILES
-    for t in range(0, run_tiles):
-        dq = _dq_tile(dq, q, do, lse2, delta, K, V, run + t * BLOCK_N, offs_m, offs_d, 0, b, bh,
-                      Nk, D, stride_kn, stride_kd, stride_vn, stride_vd, KPM, stride_kpm_b,
-                      qk_scale, seed, dropout_p, keep_threshold, BLOCK_N, False, HAS_PADDING,
-                      HAS_DROPOUT, PRECISION, EVEN_D)
-    for t in range(full_start * SUBTILES + run_tiles, full_end * SUBTILES):
+    for t in range(tl.load(entry + 1) * SUBTILES, full_end * SUBTILES):
         kb = tl.load(FULL_IDX + t // SUBTILES)
         dq = _dq_tile(dq, q, do, lse2, delta, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N,
                       offs_m, offs_d, 0, b, bh, Nk, D, stride_kn, stride_kd, stride_vn,

@@ -168,11 +168,14 @@ def consecutive_run(IDX, start, end, LAYOUT_BLOCK: tl.constexpr):
     are consecutive (dense, banded and causal rows and columns), else -1 (also when the
     stretch is empty). Lists ascend, so they are consecutive when last - first = count - 1.
 
-    A walk over a consecutive run computes each tile's offset instead of reading it: a
+    The forward walks a consecutive run with each tile's offset computed instead of read: a
     table read inside the loop costs Triton's software pipeliner an asynchronous copy, a
-    wait and a block-wide barrier per tile, and a buffer of K/V depth (on an H200, the
-    forward's dense D=64 rate fell from 443 to 373 TFLOP/s; benchmarks/NOTES.md, v11)."""
+    wait and a block-wide barrier per tile, and a buffer of K/V depth (on an H200, a
+    minimal forward's dense D=64 rate fell from 443 to 373 TFLOP/s; benchmarks/NOTES.md,
+    v11). The backward kernels do not: the same change made them slower at D=128 and
+    computed a wrong dK on one GPU test (causal, D=128), not understood (NOTES, v11)."""
     nonempty = end > start
     first = tl.load(IDX + start, mask=nonempty, other=0)
     last = tl.load(IDX + end - 1, mask=nonempty, other=-1)
     return tl.where(nonempty & (last - first == end - 1 - start), first * LAYOUT_BLOCK, -1)
+
