@@ -117,8 +117,9 @@ def test_consecutive_and_gapped_block_lists(dtype):
                          [1, 0, 0, 0, 0, 1]],   # first and last only
                         dtype=torch.bool)
     layout = sparseflash.Layout.from_block_mask(mask, 64, kv_seq_len=90, block=16)
-    for lists in (mask, mask.T):  # rows, then columns, of full blocks (the last is partial)
-        full = [torch.nonzero(r[:5]).flatten().tolist() for r in lists]
+    full_blocks = mask[:, :5]  # the ragged last key block is partial, listed apart
+    for lists in (full_blocks, full_blocks.T):  # rows, then columns
+        full = [torch.nonzero(r).flatten().tolist() for r in lists]
         runs = [f for f in full if f and f[-1] - f[0] == len(f) - 1]
         assert runs and len(runs) < len([f for f in full if f])
     q, k, v = make_qkv(2, 2, 2, 64, 90, 16, dtype=dtype, seed=8)

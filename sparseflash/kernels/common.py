@@ -178,4 +178,3 @@ def consecutive_run(IDX, start, end, LAYOUT_BLOCK: tl.constexpr):
     first = tl.load(IDX + start, mask=nonempty, other=0)
     last = tl.load(IDX + end - 1, mask=nonempty, other=-1)
     return tl.where(nonempty & (last - first == end - 1 - start), first * LAYOUT_BLOCK, -1)
-
