@@ -76,8 +76,9 @@ def test_against_float64(case, dtype):
         assert err <= 2 * base_err + 2e-3, f"{name}: kernel error {err:.3g}, reference {base_err:.3g}"
 
 
-# The forward through tensor descriptors (SPARSEFLASH_TMA=1, off by default): ragged
-# lengths, a head dim short of its tile, GQA, padding, and a split global row.
+# The forward through tensor descriptors on every row (SPARSEFLASH_TMA=1; by default only
+# rows of 16 blocks or more take them): ragged lengths, a head dim short of its tile, GQA,
+# padding, and a split global row.
 TMA_CASES = [CASES[i] for i in (1, 2, 4, 7, 8)]
 
 
@@ -86,10 +87,19 @@ def test_tma_forward_against_float64(case, monkeypatch):
     from sparseflash.kernels import launch
     monkeypatch.setenv("SPARSEFLASH_TMA", "1")
     used = []
-    real = launch._tma_usable
-    monkeypatch.setattr(launch, "_tma_usable", lambda *t: used.append(real(*t)) or used[-1])
+    real = launch._use_tma
+    monkeypatch.setattr(launch, "_use_tma", lambda *a: used.append(real(*a)) or used[-1])
     test_against_float64(case, torch.bfloat16)
     assert used and all(used)
+
+
+def test_descriptors_by_default_for_long_rows_on_hopper(monkeypatch):
+    from sparseflash.kernels import launch
+    monkeypatch.delenv("SPARSEFLASH_TMA", raising=False)
+    k = torch.zeros(1, 2, 256, 64, device="cuda", dtype=torch.bfloat16)
+    hopper = torch.cuda.get_device_capability()[0] >= 9
+    assert launch._use_tma(launch.TMA_ROW_CLASS, k, k) is hopper
+    assert launch._use_tma(launch.TMA_ROW_CLASS - 1, k, k) is False
 
 
 @pytest.mark.parametrize("scale", [-30.0, 0.0])

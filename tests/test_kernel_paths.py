@@ -2,13 +2,16 @@
 
 The launchers choose between paths the default tests do not all reach on a CPU:
 
-* with ``SPARSEFLASH_TMA=1`` the forward loads K and V through tensor descriptors
-  (``USE_TMA``) on Hopper GPUs and under the interpreter, which emulates them;
+* the forward loads K and V through tensor descriptors (``USE_TMA``) on Hopper GPUs
+  for long rows by default, and for every row with ``SPARSEFLASH_TMA=1``, also under
+  the interpreter, which emulates them;
 * a negative or zero ``scale`` is folded into q (the forward needs a positive one);
 * a kernel's first launch per tuning key goes through Triton's autotuner, later ones
   straight to the kernel with the remembered tile (``launch._Tuned``);
-* in the forward, a row whose full blocks are consecutive is walked with computed
-  offsets, any other through the table (``common.consecutive_run``).
+* in the forward (rows) and the dK/dV kernel (columns), a list of consecutive full
+  blocks is walked with computed offsets, any other through the table
+  (``common.consecutive_run``);
+* the dK/dV kernel forms the scores transposed for 16-bit inputs, not for float32 ones.
 """
 
 import pytest
@@ -47,7 +50,7 @@ def _spy(monkeypatch, name):
 def test_forward_through_tensor_descriptors(case, dtype, monkeypatch):
     name, B, Hq, Hkv, N, Nk, D, pattern, block = case
     monkeypatch.setenv("SPARSEFLASH_TMA", "1")
-    used = _spy(monkeypatch, "_tma_usable")
+    used = _spy(monkeypatch, "_use_tma")
     q, k, v = make_qkv(B, Hq, Hkv, N, Nk, D, dtype=dtype, seed=3)
     kpm = _trailing_padding([Nk - 5, Nk // 2], Nk)[:B] if name == "padding" else None
     check_attention(q, k, v, pattern, backend="triton", block=block, key_padding_mask=kpm)
@@ -58,12 +61,27 @@ def test_descriptors_need_aligned_rows(monkeypatch):
     """A row stride of 40 bytes (fp16, the first 18 of 20 columns) cannot be described;
     the forward falls back to pointer loads and stays correct."""
     monkeypatch.setenv("SPARSEFLASH_TMA", "1")
-    used = _spy(monkeypatch, "_tma_usable")
+    used = _spy(monkeypatch, "_use_tma")
     q, k, v = make_qkv(1, 2, 2, 40, 40, 20, dtype=torch.float16, seed=4)
     k, v = k[..., :18], v[..., :18]
     q = q[..., :18]
     check_attention(q, k, v, "local(1)", backend="triton", block=16)
     assert used and not any(used)
+
+
+@pytest.mark.parametrize("setting, row_class, expected", [
+    (None, 5, False), (None, 4, False),  # auto: on a Hopper GPU only, not the interpreter
+    ("1", 0, True), ("1", 5, True), ("0", 5, False)])
+def test_descriptor_policy(setting, row_class, expected, monkeypatch):
+    """By default descriptors are for long rows on a Hopper GPU (tests/test_gpu.py checks
+    that side); ``SPARSEFLASH_TMA`` forces them on (here: the interpreter's emulation) or
+    off."""
+    if setting is None:
+        monkeypatch.delenv("SPARSEFLASH_TMA", raising=False)
+    else:
+        monkeypatch.setenv("SPARSEFLASH_TMA", setting)
+    k = torch.zeros(1, 2, 64, 32)
+    assert launch._use_tma(row_class, k, k) is expected
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)

@@ -180,17 +180,28 @@ def _precision(dtype: torch.dtype) -> str:
     return "tf32"
 
 
-def _tma_usable(*tensors: torch.Tensor) -> bool:
+#: Row-length class (:func:`length_class`) from which the forward loads K and V through
+#: tensor descriptors by default: rows of 16 or more blocks.
+TMA_ROW_CLASS = 5
+
+
+def _use_tma(row_class: int, *tensors: torch.Tensor) -> bool:
     """Whether the forward loads K and V through tensor descriptors (the copy engine of
-    Hopper and later GPUs). Off unless ``SPARSEFLASH_TMA=1``: on an H200 with Triton 3.6
-    it made the dense forward 2% faster at D=128 and 2% slower at D=64, and sparse ones
-    up to 7% slower (benchmarks/NOTES.md, v8). With the variable set, it is used on such a
-    GPU and under the Triton interpreter (which emulates descriptors: how the CPU tests
-    cover the path), for tensors with unit stride along D and their base and other strides
-    16-byte aligned, what a descriptor requires."""
-    if os.environ.get("SPARSEFLASH_TMA", "0") != "1":
+    Hopper and later GPUs). Each program builds its descriptors before its first tile, a
+    fixed cost that long rows amortise and short ones do not: on an H200 with Triton 3.6
+    (benchmarks/NOTES.md, v12) descriptors made the forward 4-6% faster on dense and
+    causal rows at D=128 (the same at D=64) and 3-9% slower on rows of 7-8 blocks. So by
+    default they are used for rows of ``TMA_ROW_CLASS`` or longer, on such a GPU.
+    ``SPARSEFLASH_TMA=0`` turns them off, ``=1`` on for every row, also under the Triton
+    interpreter (which emulates descriptors: how the CPU tests cover the path). Either way
+    only for tensors with unit stride along D and their base and other strides 16-byte
+    aligned, what a descriptor requires."""
+    setting = os.environ.get("SPARSEFLASH_TMA", "auto")
+    if setting == "0" or (setting != "1" and row_class < TMA_ROW_CLASS):
         return False
     device = tensors[0].device
+    if setting != "1" and interpreting():
+        return False
     if not interpreting() and (device.type != "cuda"
                                or torch.cuda.get_device_capability(device)[0] < 9):
         return False
@@ -282,10 +293,10 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
         ws_o = ws_lse = lse  # never touched: no row is split
     grid = lambda cfg: (meta.kv_programs * (meta.block // cfg["BLOCK_M"]), groups)  # noqa: E731
     block_d = head_dim_tile(D)
-    use_tma = _tma_usable(k, v)
+    row_class = length_class(meta.row_blocks)
+    use_tma = _use_tma(row_class, k, v)
     if use_tma:
         _ensure_allocator()
-    row_class = length_class(meta.row_blocks)
     _forward(
         grid, (q.dtype, row_class),
         q, k, v, o, lse, *tables[:5], tables[10], ws_o, ws_lse, kpm, limits,
