@@ -1,7 +1,7 @@
 # Session 10, device call 2 (nvidia-h200, one GPU): the dK/dV kernel on transposed scores
 # walking consecutive column runs at computed offsets, and the forward through tensor
 # descriptors for long rows by default (call 1's probe), against the tree before
-# (.carry/old-tree.tar = 8d4fd5b's kernels), per kernel; then the GPU tests; then a
+# (.carry/old-tree.tar = 38da5a4's kernels), per kernel; then the GPU tests; then a
 # second A/B round if time is left.
 source benchmarks/sessions/common.sh
 NEW=$PWD
