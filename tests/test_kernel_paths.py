@@ -8,8 +8,11 @@ The launchers choose between paths the default tests do not all reach on a CPU:
 * a negative or zero ``scale`` is folded into q (the forward needs a positive one);
 * a kernel's first launch per tuning key goes through Triton's autotuner, later ones
   straight to the kernel with the remembered tile (``launch._Tuned``);
-* in the forward, a row whose full blocks are consecutive is walked with computed
-  offsets, any other through the table (``common.consecutive_run``).
+* in the forward (rows) and the dK/dV kernel (columns), a list of consecutive full
+  blocks is walked with computed offsets, any other through the table
+  (``common.consecutive_run``); the dK/dV walk leaves the run's tiles past N to the
+  table walk, whose loads are masked;
+* the dK/dV kernel forms the scores transposed for 16-bit inputs, not for float32 ones.
 """
 
 import pytest

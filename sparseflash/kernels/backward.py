@@ -16,8 +16,8 @@ log-sum-exp; dropout regenerates the same keep-mask from the Philox seed.
 import triton
 import triton.language as tl
 
-from .common import (dropout_keep, head_dim_mask, key_bound_mask, mma, scheduled_program,
-                     tile_mask, walk_ends)
+from .common import (consecutive_run, dropout_keep, head_dim_mask, key_bound_mask, mma,
+                     scheduled_program, tile_mask, walk_ends)
 
 
 @triton.jit(do_not_specialize=["N"])
@@ -59,43 +59,82 @@ def _probabilities(s, offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, lse2, qk_s
 
 
 @triton.jit
-def _dkdv_tile(dk, dv, k_t, v_t, Q, DO, LSE, DELTA, start_m, start_n, offs_d, code, b, bh,
+def _dkdv_tile(dk, dv, k, v, Q, DO, LSE, DELTA, start_m, start_n, offs_d, code, b, bh,
                N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
                qk_scale, seed, dropout_p, keep_threshold,
                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, PARTIAL: tl.constexpr,
                HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
-               PRECISION: tl.constexpr, EVEN_D: tl.constexpr):
-    """One query tile's contribution to this program's dK and dV (BLOCK_N, BLOCK_D); k_t
-    and v_t are the transposed tiles (BLOCK_D, BLOCK_N), so that S = q k_t, dP = dO v_t.
+               PRECISION: tl.constexpr, EVEN_D: tl.constexpr, TRANSPOSED: tl.constexpr,
+               ROWS_MASKED: tl.constexpr):
+    """One query tile's contribution to this program's dK and dV (BLOCK_N, BLOCK_D).
 
-    (Working on transposed scores instead, S^T = k^T q^T, needs no transpose of P and dS
-    and halves the exponentials in the compiled code, but measured 3-5% slower end to end
-    on an H200 with Triton 3.6: benchmarks/NOTES.md, v8.)"""
+    ``TRANSPOSED`` (16-bit inputs): k and v are (BLOCK_N, BLOCK_D) tiles and the scores
+    are formed transposed, S^T = k q^T (FlashAttention-2's order), so P^T and dS^T come
+    out of their MMA in the layout the next MMA takes as its left operand and nothing is
+    transposed in registers. Otherwise k and v arrive transposed, (BLOCK_D, BLOCK_N), and
+    S = q k_t as in the forward: float32 inputs keep the forward's summation order, which
+    the float64 test at logits ~3000 needs (one ulp of S moves P by ~1e-4; NOTES, v8).
+
+    ``ROWS_MASKED``: the tile may reach past N (the ragged last query block). Only then
+    are the loads masked: masked loads in this loop cost a minimal dK/dV 6-18% (NOTES,
+    v12). Rows past N load q = dO = 0, which makes their P (at most 1 with lse = 0)
+    contribute nothing to dV = P^T dO or, through dS = P (dP - delta) = 0, to dK.
+    """
     offs_m = start_m + tl.arange(0, BLOCK_M)
-    m_ok = offs_m < N
     d_ok = head_dim_mask(offs_d, D, EVEN_D)
-    q = tl.load(Q + offs_m[:, None] * stride_qn + offs_d[None, :] * stride_qd,
-                mask=m_ok[:, None] & d_ok[None, :], other=0.0)
-    do = tl.load(DO + offs_m[:, None] * stride_don + offs_d[None, :] * stride_dod,
-                 mask=m_ok[:, None] & d_ok[None, :], other=0.0)
-    lse = tl.load(LSE + offs_m, mask=m_ok, other=float("inf"))
-    # Rows with no key (lse = -inf) and rows past N get P = 0.
-    lse2 = tl.where(lse == float("-inf"), float("inf"), lse)
-    delta = tl.load(DELTA + offs_m, mask=m_ok, other=0.0)
-    offs_n = start_n + tl.arange(0, BLOCK_N)
-    p = _probabilities(mma(q, k_t, PRECISION), offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b,
-                       lse2, qk_scale, PARTIAL, HAS_PADDING)
-    dp = mma(do, v_t, PRECISION)
-    if HAS_DROPOUT:
-        keep = dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, keep_threshold)
-        scale_keep = 1.0 / (1.0 - dropout_p)
-        p_drop = tl.where(keep, p * scale_keep, 0.0)
-        dp = tl.where(keep, dp * scale_keep, 0.0)
+    if ROWS_MASKED:
+        m_ok = offs_m < N
+        q = tl.load(Q + offs_m[:, None] * stride_qn + offs_d[None, :] * stride_qd,
+                    mask=m_ok[:, None] & d_ok[None, :], other=0.0)
+        do = tl.load(DO + offs_m[:, None] * stride_don + offs_d[None, :] * stride_dod,
+                     mask=m_ok[:, None] & d_ok[None, :], other=0.0)
+        lse = tl.load(LSE + offs_m, mask=m_ok, other=0.0)
+        delta = tl.load(DELTA + offs_m, mask=m_ok, other=0.0)
     else:
-        p_drop = p
-    dv = mma(tl.trans(p_drop.to(do.dtype)), do, PRECISION, dv)
-    ds = p * (dp - delta[:, None])
-    dk = mma(tl.trans(ds.to(q.dtype)), q, PRECISION, dk)
+        q = tl.load(Q + offs_m[:, None] * stride_qn + offs_d[None, :] * stride_qd,
+                    mask=d_ok[None, :], other=0.0)
+        do = tl.load(DO + offs_m[:, None] * stride_don + offs_d[None, :] * stride_dod,
+                     mask=d_ok[None, :], other=0.0)
+        lse = tl.load(LSE + offs_m)
+        delta = tl.load(DELTA + offs_m)
+    lse2 = lse
+    if PARTIAL or HAS_PADDING:
+        # A row with no key at all (lse = -inf) has every score of every tile masked, so
+        # its P is 0 whatever this gives; mapping -inf to +inf keeps exp2 finite anyway.
+        # (In a full tile without padding every row has keys: its lse is finite.)
+        lse2 = tl.where(lse == float("-inf"), float("inf"), lse)
+    offs_n = start_n + tl.arange(0, BLOCK_N)
+    if TRANSPOSED:
+        p_t = tl.math.exp2(mma(k, tl.trans(q), PRECISION) * qk_scale - lse2[None, :])
+        if PARTIAL or HAS_PADDING:
+            keep = tile_mask(offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, PARTIAL,
+                             HAS_PADDING, KEYS_FIRST=True)
+            p_t = tl.where(keep, p_t, 0.0)
+        dp_t = mma(v, tl.trans(do), PRECISION)
+        if HAS_DROPOUT:
+            keep_t = tl.trans(dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, keep_threshold))
+            scale_keep = 1.0 / (1.0 - dropout_p)
+            p_drop_t = tl.where(keep_t, p_t * scale_keep, 0.0)
+            dp_t = tl.where(keep_t, dp_t * scale_keep, 0.0)
+        else:
+            p_drop_t = p_t
+        dv = mma(p_drop_t.to(do.dtype), do, PRECISION, dv)
+        ds_t = p_t * (dp_t - delta[None, :])
+        dk = mma(ds_t.to(q.dtype), q, PRECISION, dk)
+    else:
+        p = _probabilities(mma(q, k, PRECISION), offs_m, offs_n, code, b, Nk, KPM,
+                           stride_kpm_b, lse2, qk_scale, PARTIAL, HAS_PADDING)
+        dp = mma(do, v, PRECISION)
+        if HAS_DROPOUT:
+            keep = dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, keep_threshold)
+            scale_keep = 1.0 / (1.0 - dropout_p)
+            p_drop = tl.where(keep, p * scale_keep, 0.0)
+            dp = tl.where(keep, dp * scale_keep, 0.0)
+        else:
+            p_drop = p
+        dv = mma(tl.trans(p_drop.to(do.dtype)), do, PRECISION, dv)
+        ds = p * (dp - delta[:, None])
+        dk = mma(tl.trans(ds.to(q.dtype)), q, PRECISION, dk)
     return dk, dv
 
 
@@ -146,11 +185,19 @@ def attention_dkdv_kernel(
     if active:
         K += b.to(tl.int64) * stride_kb + kv_h.to(tl.int64) * stride_kh
         V += b.to(tl.int64) * stride_vb + kv_h.to(tl.int64) * stride_vh
-        # Transposed tiles (D, BLOCK_N) so that S = q @ k_t and dP = dO @ v_t.
-        k_t = tl.load(K + offs_n[None, :] * stride_kn + offs_d[:, None] * stride_kd,
-                      mask=d_ok[:, None] & n_ok[None, :], other=0.0)
-        v_t = tl.load(V + offs_n[None, :] * stride_vn + offs_d[:, None] * stride_vd,
-                      mask=d_ok[:, None] & n_ok[None, :], other=0.0)
+        # 16-bit inputs form the scores transposed (see _dkdv_tile) and take k and v as
+        # (BLOCK_N, D) tiles; float32 ones take them transposed, (D, BLOCK_N).
+        TRANSPOSED: tl.constexpr = PRECISION != "ieee"
+        if TRANSPOSED:
+            k = tl.load(K + offs_n[:, None] * stride_kn + offs_d[None, :] * stride_kd,
+                        mask=n_ok[:, None] & d_ok[None, :], other=0.0)
+            v = tl.load(V + offs_n[:, None] * stride_vn + offs_d[None, :] * stride_vd,
+                        mask=n_ok[:, None] & d_ok[None, :], other=0.0)
+        else:
+            k = tl.load(K + offs_n[None, :] * stride_kn + offs_d[:, None] * stride_kd,
+                        mask=d_ok[:, None] & n_ok[None, :], other=0.0)
+            v = tl.load(V + offs_n[None, :] * stride_vn + offs_d[:, None] * stride_vd,
+                        mask=d_ok[:, None] & n_ok[None, :], other=0.0)
         SUBTILES: tl.constexpr = LAYOUT_BLOCK // BLOCK_M
         for g in range(GROUP):
             h = kv_h * GROUP + g
@@ -166,23 +213,37 @@ def attention_dkdv_kernel(
                 col = (h % LAYOUT_HEADS) * NUM_KV_BLOCKS + kb
                 full_start, full_end = tl.load(FULL_OFF + col), tl.load(FULL_OFF + col + 1)
                 part_start, part_end = tl.load(PART_OFF + col), tl.load(PART_OFF + col + 1)
-            for t in range(full_start * SUBTILES, full_end * SUBTILES):
+            # As in the forward: a consecutive run of full query blocks (dense, causal and
+            # banded columns) at computed offsets, other lists through the table, in two
+            # sequential loops (one of them empty) that share their pipelines' memory.
+            # The run's tiles that end by N need no row masks (the ragged last query
+            # block's, if in the run, are left to the masked table walk).
+            run = consecutive_run(FULL_IDX, full_start, full_end, LAYOUT_BLOCK)
+            run_tiles = tl.minimum(tl.where(run >= 0, full_end - full_start, 0) * SUBTILES,
+                                   (N - run) // BLOCK_M)
+            for t in range(0, run_tiles):
+                dk, dv = _dkdv_tile(
+                    dk, dv, k, v, Qh, DOh, LSEh, DELTAh, run + t * BLOCK_M, start_n, offs_d,
+                    0, b, bh, N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM,
+                    stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold, BLOCK_M, BLOCK_N,
+                    False, HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, TRANSPOSED, False)
+            for t in range(full_start * SUBTILES + run_tiles, full_end * SUBTILES):
                 qb = tl.load(FULL_IDX + t // SUBTILES)
                 dk, dv = _dkdv_tile(
-                    dk, dv, k_t, v_t, Qh, DOh, LSEh, DELTAh,
+                    dk, dv, k, v, Qh, DOh, LSEh, DELTAh,
                     qb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_M, start_n, offs_d, 0, b, bh, N,
                     Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
                     qk_scale, seed, dropout_p, keep_threshold, BLOCK_M, BLOCK_N, False,
-                    HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D)
+                    HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, TRANSPOSED, True)
             for t in range(part_start * SUBTILES, part_end * SUBTILES):
                 qb = tl.load(PART_IDX + t // SUBTILES)
                 code = tl.load(PART_CODE + t // SUBTILES)
                 dk, dv = _dkdv_tile(
-                    dk, dv, k_t, v_t, Qh, DOh, LSEh, DELTAh,
+                    dk, dv, k, v, Qh, DOh, LSEh, DELTAh,
                     qb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_M, start_n, offs_d, code, b, bh,
                     N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
                     qk_scale, seed, dropout_p, keep_threshold, BLOCK_M, BLOCK_N, True,
-                    HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D)
+                    HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, TRANSPOSED, True)
 
     dk = dk * sm_scale
     out_mask = n_ok[:, None] & d_ok[None, :]

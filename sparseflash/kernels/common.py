@@ -14,21 +14,35 @@ CODE_ANTICAUSAL = tl.constexpr(2)
 
 @triton.jit
 def tile_mask(offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b,
-              PARTIAL: tl.constexpr, HAS_PADDING: tl.constexpr):
-    """bool (BLOCK_M, BLOCK_N): which scores of a tile count.
+              PARTIAL: tl.constexpr, HAS_PADDING: tl.constexpr,
+              KEYS_FIRST: tl.constexpr = False):
+    """bool (BLOCK_M, BLOCK_N): which scores of a tile count; (BLOCK_N, BLOCK_M) with
+    ``KEYS_FIRST``, for the dK/dV kernel's transposed scores.
 
     Full blocks need only the key-padding mask (if any); partial blocks add the bounds
     ``k < Nk`` and their causal / anti-causal element mask.
     """
-    keep = tl.full((offs_m.shape[0], offs_n.shape[0]), 1, tl.int1)
+    if KEYS_FIRST:
+        rows, cols = offs_n, offs_m
+    else:
+        rows, cols = offs_m, offs_n
+    keep = tl.full((rows.shape[0], cols.shape[0]), 1, tl.int1)
     if PARTIAL:
-        causal = offs_m[:, None] >= offs_n[None, :]
+        if KEYS_FIRST:
+            causal = offs_m[None, :] >= offs_n[:, None]
+            in_bounds = (offs_n < Nk)[:, None]
+        else:
+            causal = offs_m[:, None] >= offs_n[None, :]
+            in_bounds = (offs_n < Nk)[None, :]
         by_code = ((code == CODE_BOUNDS) | ((code == CODE_CAUSAL) & causal)
                    | ((code == CODE_ANTICAUSAL) & (~causal)))
-        keep = by_code & (offs_n < Nk)[None, :]
+        keep = by_code & in_bounds
     if HAS_PADDING:
-        pad = tl.load(KPM + b * stride_kpm_b + offs_n, mask=offs_n < Nk, other=1)
-        keep = keep & (pad == 0)[None, :]
+        real = tl.load(KPM + b * stride_kpm_b + offs_n, mask=offs_n < Nk, other=1) == 0
+        if KEYS_FIRST:
+            keep = keep & real[:, None]
+        else:
+            keep = keep & real[None, :]
     return keep
 
 
@@ -168,12 +182,13 @@ def consecutive_run(IDX, start, end, LAYOUT_BLOCK: tl.constexpr):
     are consecutive (dense, banded and causal rows and columns), else -1 (also when the
     stretch is empty). Lists ascend, so they are consecutive when last - first = count - 1.
 
-    The forward walks a consecutive run with each tile's offset computed instead of read: a
-    table read inside the loop costs Triton's software pipeliner an asynchronous copy, a
-    wait and a block-wide barrier per tile, and a buffer of K/V depth (on an H200, a
-    minimal forward's dense D=64 rate fell from 443 to 373 TFLOP/s; benchmarks/NOTES.md,
-    v11). The backward kernels do not: the same change made them slower at D=128 and
-    computed a wrong dK on one GPU test (causal, D=128), not understood (NOTES, v11)."""
+    The kernels walk a consecutive run with each tile's offset computed instead of read:
+    a table read inside the loop costs Triton's software pipeliner an asynchronous copy, a
+    wait and a block-wide barrier per tile, and a buffer of pipeline depth (on an H200, a
+    minimal forward's dense D=64 rate fell from 443 to 373 TFLOP/s, a minimal dK/dV's on
+    transposed scores from 507 to 441: benchmarks/NOTES.md, v11 and v12). The dQ kernel
+    still reads every tile's block from the table: its minimal form gained 1-4% from the
+    computed offsets, and sparseflash's dQ is faster than that minimal one already."""
     nonempty = end > start
     first = tl.load(IDX + start, mask=nonempty, other=0)
     last = tl.load(IDX + end - 1, mask=nonempty, other=-1)
