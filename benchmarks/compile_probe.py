@@ -39,9 +39,10 @@ _PTX_OPS = ("wgmma.mma_async", "mma.sync", "cp.async.commit_group", "cp.async.bu
 
 def probe(*, dropout: bool, padding: bool, block_m: int, block_n: int, head_dim: int,
           stages: int, warps: int, dtype: str = "bf16", arch: int = 90, kernel: str = "fwd",
-          tma: bool = False) -> Dict[str, int]:
+          tma: bool = False, column_runs: bool = False) -> Dict[str, int]:
     """Counts of IR ops and PTX instructions of one compiled kernel: the forward (``tma``:
-    K/V through tensor descriptors) or dK/dV."""
+    K/V through tensor descriptors) or dK/dV (``column_runs``: its walk of consecutive
+    columns on transposed scores)."""
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -56,7 +57,7 @@ def probe(*, dropout: bool, padding: bool, block_m: int, block_n: int, head_dim:
         constants.update(USE_TMA=tma)
     else:
         kernel = attention_dkdv_kernel
-        constants.update(SCHEDULED=True)
+        constants.update(SCHEDULED=True, COLUMN_RUNS=column_runs)
     # Specialise the arguments as a launch on contiguous (B, H, N, D) tensors with a
     # broadcast layout does: unit strides along D, one layout head and no GQA grouping
     # become the constant 1; pointers, the other strides and the head and block counts are
@@ -131,6 +132,8 @@ def main(argv=None) -> None:
     p.add_argument("--arch", type=int, default=90, help="compute capability x 10")
     p.add_argument("--kernel", choices=["fwd", "dkdv"], default="fwd")
     p.add_argument("--tma", action="store_true", help="forward: K/V through tensor descriptors")
+    p.add_argument("--column-runs", action="store_true",
+                   help="dK/dV: consecutive columns at computed offsets, transposed scores")
     p.add_argument("--json", action="store_true", help="print the counts as JSON")
     p.add_argument("--plain-only", action="store_true",
                    help="only the variant without dropout and padding")
@@ -146,7 +149,8 @@ def main(argv=None) -> None:
         variants = {"plain": variants["plain"]}
     results = {name: probe(**kw, block_m=args.block_m, block_n=args.block_n,
                            head_dim=args.head_dim, stages=args.stages, warps=args.warps,
-                           arch=args.arch, kernel=args.kernel, tma=args.tma)
+                           arch=args.arch, kernel=args.kernel, tma=args.tma,
+                           column_runs=args.column_runs)
                for name, kw in variants.items()}
     if args.json:
         print(json.dumps(results))

@@ -331,6 +331,24 @@ def test_mean_blocks_per_row_and_column():
     assert heads.mean_blocks("kv") == (8 + 64) // 16
 
 
+def test_columns_are_runs_against_the_full_mask(layout):
+    """True exactly when each column's full blocks (the ones the dK/dV kernel may walk at
+    computed offsets) are consecutive query blocks."""
+    full = layout.full.transpose(1, 2).reshape(-1, layout.num_q_blocks)
+    consecutive = all(
+        int(idx[-1] - idx[0]) == len(idx) - 1
+        for idx in (torch.nonzero(col).flatten() for col in full.cpu()) if len(idx))
+    assert layout.columns_are_runs() is consecutive
+    assert layout.kernel_meta()[-1] == int(consecutive)
+
+
+@pytest.mark.parametrize("pattern, runs", [("dense", True), ("causal", True),
+                                            ("local(3)", True), ("butterfly", False),
+                                            ("local(1) | global(1) | random(2)", False)])
+def test_columns_are_runs_of_the_benchmark_layouts(pattern, runs):
+    assert compile_layout(pattern, 4096, block=128).columns_are_runs() is runs
+
+
 def test_padding_limits_against_brute_force(layout):
     """Column 0 = key blocks up to the last real key; then per row, where the full and
     partial walks stop: the first listed block at or past that, as an index into the flat

@@ -68,12 +68,13 @@ def _dkdv_tile(dk, dv, k, v, Q, DO, LSE, DELTA, start_m, start_n, offs_d, code, 
                ROWS_MASKED: tl.constexpr):
     """One query tile's contribution to this program's dK and dV (BLOCK_N, BLOCK_D).
 
-    ``TRANSPOSED`` (16-bit inputs): k and v are (BLOCK_N, BLOCK_D) tiles and the scores
-    are formed transposed, S^T = k q^T (FlashAttention-2's order), so P^T and dS^T come
-    out of their MMA in the layout the next MMA takes as its left operand and nothing is
-    transposed in registers. Otherwise k and v arrive transposed, (BLOCK_D, BLOCK_N), and
-    S = q k_t as in the forward: float32 inputs keep the forward's summation order, which
-    the float64 test at logits ~3000 needs (one ulp of S moves P by ~1e-4; NOTES, v8).
+    ``TRANSPOSED`` (the kernel's COLUMN_RUNS): k and v are (BLOCK_N, BLOCK_D) tiles and
+    the scores are formed transposed, S^T = k q^T (FlashAttention-2's order), so P^T and
+    dS^T come out of their MMA in the layout the next MMA takes as its left operand and
+    nothing is transposed in registers. Otherwise k and v arrive transposed, (BLOCK_D,
+    BLOCK_N), and S = q k_t as in the forward. Float32 inputs always take the latter: they
+    keep the forward's summation order, which the float64 test at logits ~3000 needs (one
+    ulp of S moves P by ~1e-4; NOTES, v8).
 
     ``ROWS_MASKED``: the tile may reach past N (the ragged last query block). Only then
     are the loads masked: masked loads in this loop cost a minimal dK/dV 6-18% (NOTES,
@@ -155,7 +156,8 @@ def attention_dkdv_kernel(
         H, H_KV, N, Nk, D, NUM_KV_BLOCKS, LAYOUT_HEADS, GROUP, SCHED_HEADS, WS_SLOTS,
         LENGTH_CLASS, LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
         BLOCK_D: tl.constexpr, HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
-        SCHEDULED: tl.constexpr, PRECISION: tl.constexpr, EVEN_D: tl.constexpr):
+        SCHEDULED: tl.constexpr, PRECISION: tl.constexpr, EVEN_D: tl.constexpr,
+        COLUMN_RUNS: tl.constexpr):
     # SCHEDULED: the column schedule (longest first, long columns split, partial dK/dV to
     # the workspace) applies when every query head of a GQA group reads the same column,
     # i.e. a broadcast layout (SCHED_HEADS = 1) or no grouping (SCHED_HEADS = H_KV = H).
@@ -185,10 +187,10 @@ def attention_dkdv_kernel(
     if active:
         K += b.to(tl.int64) * stride_kb + kv_h.to(tl.int64) * stride_kh
         V += b.to(tl.int64) * stride_vb + kv_h.to(tl.int64) * stride_vh
-        # 16-bit inputs form the scores transposed (see _dkdv_tile) and take k and v as
-        # (BLOCK_N, D) tiles; float32 ones take them transposed, (D, BLOCK_N).
-        TRANSPOSED: tl.constexpr = PRECISION != "ieee"
-        if TRANSPOSED:
+        # COLUMN_RUNS (every column lists consecutive query blocks, 16-bit inputs, D <= 64):
+        # scores transposed (see _dkdv_tile), so k and v are (BLOCK_N, D) tiles; otherwise
+        # they are loaded transposed, (D, BLOCK_N).
+        if COLUMN_RUNS:
             k = tl.load(K + offs_n[:, None] * stride_kn + offs_d[None, :] * stride_kd,
                         mask=n_ok[:, None] & d_ok[None, :], other=0.0)
             v = tl.load(V + offs_n[:, None] * stride_vn + offs_d[None, :] * stride_vd,
@@ -213,28 +215,43 @@ def attention_dkdv_kernel(
                 col = (h % LAYOUT_HEADS) * NUM_KV_BLOCKS + kb
                 full_start, full_end = tl.load(FULL_OFF + col), tl.load(FULL_OFF + col + 1)
                 part_start, part_end = tl.load(PART_OFF + col), tl.load(PART_OFF + col + 1)
-            # As in the forward: a consecutive run of full query blocks (dense, causal and
-            # banded columns) at computed offsets, other lists through the table, in two
-            # sequential loops (one of them empty) that share their pipelines' memory.
-            # The run's tiles that end by N need no row masks (the ragged last query
-            # block's, if in the run, are left to the masked table walk).
-            run = consecutive_run(FULL_IDX, full_start, full_end, LAYOUT_BLOCK)
-            run_tiles = tl.minimum(tl.where(run >= 0, full_end - full_start, 0) * SUBTILES,
-                                   (N - run) // BLOCK_M)
-            for t in range(0, run_tiles):
-                dk, dv = _dkdv_tile(
-                    dk, dv, k, v, Qh, DOh, LSEh, DELTAh, run + t * BLOCK_M, start_n, offs_d,
-                    0, b, bh, N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM,
-                    stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold, BLOCK_M, BLOCK_N,
-                    False, HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, TRANSPOSED, False)
-            for t in range(full_start * SUBTILES + run_tiles, full_end * SUBTILES):
+            # Only the last query block can reach past N, and lists ascend, so only the
+            # last listed block's tiles need masked loads (masked loads in the loop cost a
+            # minimal dK/dV 6-18%: benchmarks/NOTES.md, v12). The others are walked first,
+            # unmasked: with COLUMN_RUNS at computed offsets, as the forward walks its
+            # rows' runs (a table read per tile costs the pipeliner a stage and a barrier),
+            # else through the table.
+            if COLUMN_RUNS:
+                run = consecutive_run(FULL_IDX, full_start, full_end, LAYOUT_BLOCK)
+                unmasked = tl.minimum(tl.where(run >= 0, full_end - full_start, 0) * SUBTILES,
+                                      (N - run) // BLOCK_M)
+                for t in range(0, unmasked):
+                    dk, dv = _dkdv_tile(
+                        dk, dv, k, v, Qh, DOh, LSEh, DELTAh, run + t * BLOCK_M, start_n,
+                        offs_d, 0, b, bh, N, Nk, D, stride_qn, stride_qd, stride_don,
+                        stride_dod, KPM, stride_kpm_b, qk_scale, seed, dropout_p,
+                        keep_threshold, BLOCK_M, BLOCK_N, False, HAS_PADDING, HAS_DROPOUT,
+                        PRECISION, EVEN_D, True, False)
+                masked_start = full_start * SUBTILES + unmasked
+            else:
+                masked_start = tl.maximum(full_end - 1, full_start) * SUBTILES
+                for t in range(full_start * SUBTILES, masked_start):
+                    qb = tl.load(FULL_IDX + t // SUBTILES)
+                    dk, dv = _dkdv_tile(
+                        dk, dv, k, v, Qh, DOh, LSEh, DELTAh,
+                        qb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_M, start_n, offs_d, 0, b,
+                        bh, N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM,
+                        stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold, BLOCK_M,
+                        BLOCK_N, False, HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, False,
+                        False)
+            for t in range(masked_start, full_end * SUBTILES):
                 qb = tl.load(FULL_IDX + t // SUBTILES)
                 dk, dv = _dkdv_tile(
                     dk, dv, k, v, Qh, DOh, LSEh, DELTAh,
                     qb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_M, start_n, offs_d, 0, b, bh, N,
                     Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
                     qk_scale, seed, dropout_p, keep_threshold, BLOCK_M, BLOCK_N, False,
-                    HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, TRANSPOSED, True)
+                    HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, COLUMN_RUNS, True)
             for t in range(part_start * SUBTILES, part_end * SUBTILES):
                 qb = tl.load(PART_IDX + t // SUBTILES)
                 code = tl.load(PART_CODE + t // SUBTILES)
@@ -243,7 +260,7 @@ def attention_dkdv_kernel(
                     qb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_M, start_n, offs_d, code, b, bh,
                     N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
                     qk_scale, seed, dropout_p, keep_threshold, BLOCK_M, BLOCK_N, True,
-                    HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, TRANSPOSED, True)
+                    HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, COLUMN_RUNS, True)
 
     dk = dk * sm_scale
     out_mask = n_ok[:, None] & d_ok[None, :]

@@ -95,7 +95,7 @@ def head_dim_tile(D: int) -> int:
 
 _KEY = ["BLOCK_D", "LAYOUT_BLOCK", "HAS_PADDING", "HAS_DROPOUT", "PRECISION", "LENGTH_CLASS",
         "EVEN_D"]
-_KEY_DKDV = _KEY + ["SCHEDULED"]
+_KEY_DKDV = _KEY + ["SCHEDULED", "COLUMN_RUNS"]
 _KEY_FWD = _KEY + ["USE_TMA"]
 
 
@@ -165,6 +165,7 @@ class LayoutMeta:
     q_split_rows: int
     row_blocks: int     # mean blocks per row, rounded down (Layout.mean_blocks("kv"))
     col_blocks: int     # mean blocks per column (Layout.mean_blocks("q"))
+    column_runs: int    # 1: every column's blocks are consecutive (Layout.columns_are_runs)
 
     @classmethod
     def of(cls, layout) -> "LayoutMeta":
@@ -369,13 +370,18 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
     else:
         grid_dkdv = lambda cfg: (triton.cdiv(Nk, cfg["BLOCK_N"]), B * H_kv)  # noqa: E731
     col_class = length_class(meta.col_blocks)
+    # Consecutive columns at computed offsets on transposed scores: measured faster at D=64
+    # only (dK/dV 2-11%; at D=128 4-5% slower), and float32 keeps the forward's order
+    # (benchmarks/NOTES.md, v12).
+    column_runs = bool(meta.column_runs) and block_d <= 64 and q.dtype != torch.float32
     _dkdv(
         grid_dkdv, (q.dtype, col_class),
         q, k, v, do, lse, delta, dk, dv, *tables[5:10], tables[13], ws_dk, ws_dv, kpm, limits,
         scale * LOG2E, scale, seed, dropout_p, threshold,
         *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
         s_kpm, s_lim, H, H_kv, N, Nk, D, meta.num_kv_blocks, meta.heads, H // H_kv,
-        sched_heads, meta.q_slots, col_class, SCHEDULED=scheduled, **common)
+        sched_heads, meta.q_slots, col_class, SCHEDULED=scheduled, COLUMN_RUNS=column_runs,
+        **common)
     if scheduled and meta.q_slots:
         for ws, grad in ((ws_dk, dk), (ws_dv, dv)):
             _add_split_partials(ws, tables[14], tables[15], grad, H_kv, Nk, meta.num_kv_blocks,

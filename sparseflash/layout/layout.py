@@ -97,6 +97,7 @@ class Layout:
         self._kernel_tables: Optional[Tuple[torch.Tensor, ...]] = None
         self._row_keys: Optional[Tuple[torch.Tensor, ...]] = None  # for padding_limits
         self._schedule_sizes: Dict[str, Tuple[int, int, int]] = {}
+        self._columns_are_runs: Optional[bool] = None
 
     # -- construction ----------------------------------------------------------------------
     @classmethod
@@ -259,14 +260,29 @@ class Layout:
             self._schedule_sizes[axis] = sizes
         return sizes
 
+    def columns_are_runs(self) -> bool:
+        """Whether every column lists its full query blocks consecutively (dense, causal,
+        banded layouts; not butterfly or random ones). The dK/dV kernel then walks them
+        at computed offsets instead of through the table."""
+        if self._columns_are_runs is None:  # read on every call: derive once, on the CPU
+            offsets = self._build("full_q_offsets", cpu=True).long()
+            flat = self._build("full_q_flat", cpu=True).long()
+            starts, ends = offsets[:-1], offsets[1:]
+            listed = ends > starts
+            first, last = flat[starts[listed]], flat[ends[listed] - 1]
+            self._columns_are_runs = bool(
+                torch.equal(last - first, ends[listed] - starts[listed] - 1))
+        return self._columns_are_runs
+
     def kernel_meta(self) -> Tuple[int, ...]:
         """The integers the kernels need beside :meth:`kernel_tables`, in the field order of
         ``sparseflash.kernels.launch.LayoutMeta``: block, heads, nq, nk, the ``kv`` and ``q``
-        :meth:`schedule_sizes`, and the ``kv`` and ``q`` :meth:`mean_blocks`. One place, so
-        the launcher and ``attention()`` (which must not import Triton) cannot disagree."""
+        :meth:`schedule_sizes`, the ``kv`` and ``q`` :meth:`mean_blocks`, and
+        :meth:`columns_are_runs`. One place, so the launcher and ``attention()`` (which
+        must not import Triton) cannot disagree."""
         return (self.block, self.num_heads, self.num_q_blocks, self.num_kv_blocks,
                 *self.schedule_sizes("kv"), *self.schedule_sizes("q"),
-                self.mean_blocks("kv"), self.mean_blocks("q"))
+                self.mean_blocks("kv"), self.mean_blocks("q"), int(self.columns_are_runs()))
 
     def kernel_tables(self) -> Tuple[torch.Tensor, ...]:
         """The CSR tables the kernels read, int32 on ``self.device``, in this order:
