@@ -76,10 +76,9 @@ def _dkdv_tile(dk, dv, k, v, Q, DO, LSE, DELTA, start_m, start_n, offs_d, code, 
     keep the forward's summation order, which the float64 test at logits ~3000 needs (one
     ulp of S moves P by ~1e-4; NOTES, v8).
 
-    ``ROWS_MASKED``: the tile may reach past N (the ragged last query block). Only then
-    are the loads masked: masked loads in this loop cost a minimal dK/dV 6-18% (NOTES,
-    v12). Rows past N load q = dO = 0, which makes their P (at most 1 with lse = 0)
-    contribute nothing to dV = P^T dO or, through dS = P (dP - delta) = 0, to dK.
+    ``ROWS_MASKED``: the tile may reach past N (the ragged last query block), or is
+    walked through the table; its loads are masked. Only a consecutive column's tiles
+    before N go unmasked: masked loads in the loop cost a minimal dK/dV 6-18% (NOTES, v12).
     """
     offs_m = start_m + tl.arange(0, BLOCK_M)
     d_ok = head_dim_mask(offs_d, D, EVEN_D)
@@ -89,21 +88,19 @@ def _dkdv_tile(dk, dv, k, v, Q, DO, LSE, DELTA, start_m, start_n, offs_d, code, 
                     mask=m_ok[:, None] & d_ok[None, :], other=0.0)
         do = tl.load(DO + offs_m[:, None] * stride_don + offs_d[None, :] * stride_dod,
                      mask=m_ok[:, None] & d_ok[None, :], other=0.0)
-        lse = tl.load(LSE + offs_m, mask=m_ok, other=0.0)
+        lse = tl.load(LSE + offs_m, mask=m_ok, other=float("inf"))
         delta = tl.load(DELTA + offs_m, mask=m_ok, other=0.0)
+        # Rows with no key (lse = -inf) and rows past N get P = 0.
+        lse2 = tl.where(lse == float("-inf"), float("inf"), lse)
     else:
+        # Rows before N, in a full tile: every row has keys there, so its lse is finite
+        # (a row with no key at all has every score masked, P = 0, in any tile).
         q = tl.load(Q + offs_m[:, None] * stride_qn + offs_d[None, :] * stride_qd,
                     mask=d_ok[None, :], other=0.0)
         do = tl.load(DO + offs_m[:, None] * stride_don + offs_d[None, :] * stride_dod,
                      mask=d_ok[None, :], other=0.0)
-        lse = tl.load(LSE + offs_m)
+        lse2 = tl.load(LSE + offs_m)
         delta = tl.load(DELTA + offs_m)
-    lse2 = lse
-    if PARTIAL or HAS_PADDING:
-        # A row with no key at all (lse = -inf) has every score of every tile masked, so
-        # its P is 0 whatever this gives; mapping -inf to +inf keeps exp2 finite anyway.
-        # (In a full tile without padding every row has keys: its lse is finite.)
-        lse2 = tl.where(lse == float("-inf"), float("inf"), lse)
     offs_n = start_n + tl.arange(0, BLOCK_N)
     if TRANSPOSED:
         p_t = tl.math.exp2(mma(k, tl.trans(q), PRECISION) * qk_scale - lse2[None, :])
@@ -215,12 +212,13 @@ def attention_dkdv_kernel(
                 col = (h % LAYOUT_HEADS) * NUM_KV_BLOCKS + kb
                 full_start, full_end = tl.load(FULL_OFF + col), tl.load(FULL_OFF + col + 1)
                 part_start, part_end = tl.load(PART_OFF + col), tl.load(PART_OFF + col + 1)
-            # Only the last query block can reach past N, and lists ascend, so only the
-            # last listed block's tiles need masked loads (masked loads in the loop cost a
-            # minimal dK/dV 6-18%: benchmarks/NOTES.md, v12). The others are walked first,
-            # unmasked: with COLUMN_RUNS at computed offsets, as the forward walks its
-            # rows' runs (a table read per tile costs the pipeliner a stage and a barrier),
-            # else through the table.
+            # COLUMN_RUNS: the run's tiles that end by N are walked at computed offsets
+            # (as the forward walks its rows' runs: a table read per tile costs the
+            # pipeliner a stage and a barrier) with unmasked loads (masked loads in the
+            # loop cost a minimal dK/dV 6-18%: benchmarks/NOTES.md, v12). Only the last
+            # query block can reach past N; its tiles are left to the masked table walk,
+            # which otherwise takes every full block.
+            masked_start = full_start * SUBTILES
             if COLUMN_RUNS:
                 run = consecutive_run(FULL_IDX, full_start, full_end, LAYOUT_BLOCK)
                 unmasked = tl.minimum(tl.where(run >= 0, full_end - full_start, 0) * SUBTILES,
@@ -232,18 +230,7 @@ def attention_dkdv_kernel(
                         stride_dod, KPM, stride_kpm_b, qk_scale, seed, dropout_p,
                         keep_threshold, BLOCK_M, BLOCK_N, False, HAS_PADDING, HAS_DROPOUT,
                         PRECISION, EVEN_D, True, False)
-                masked_start = full_start * SUBTILES + unmasked
-            else:
-                masked_start = tl.maximum(full_end - 1, full_start) * SUBTILES
-                for t in range(full_start * SUBTILES, masked_start):
-                    qb = tl.load(FULL_IDX + t // SUBTILES)
-                    dk, dv = _dkdv_tile(
-                        dk, dv, k, v, Qh, DOh, LSEh, DELTAh,
-                        qb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_M, start_n, offs_d, 0, b,
-                        bh, N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM,
-                        stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold, BLOCK_M,
-                        BLOCK_N, False, HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, False,
-                        False)
+                masked_start += unmasked
             for t in range(masked_start, full_end * SUBTILES):
                 qb = tl.load(FULL_IDX + t // SUBTILES)
                 dk, dv = _dkdv_tile(
