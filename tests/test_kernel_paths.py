@@ -8,11 +8,12 @@ The launchers choose between paths the default tests do not all reach on a CPU:
 * a negative or zero ``scale`` is folded into q (the forward needs a positive one);
 * a kernel's first launch per tuning key goes through Triton's autotuner, later ones
   straight to the kernel with the remembered tile (``launch._Tuned``);
-* in the forward (rows) and the dK/dV kernel (columns), a list of consecutive full
-  blocks is walked with computed offsets, any other through the table
-  (``common.consecutive_run``); the dK/dV walk leaves the run's tiles past N to the
-  table walk, whose loads are masked;
-* the dK/dV kernel forms the scores transposed for 16-bit inputs, not for float32 ones.
+* in the forward, a row whose full blocks are consecutive is walked with computed
+  offsets, any other through the table (``common.consecutive_run``);
+* the dK/dV kernel does the same for columns, on transposed scores and with unmasked
+  loads, when every column of the layout is consecutive, D <= 64 and the inputs are
+  16-bit (``COLUMN_RUNS``); the tiles of a ragged last query block go to the masked
+  table walk.
 """
 
 import pytest
@@ -143,3 +144,16 @@ def test_consecutive_and_gapped_block_lists(dtype):
         assert runs and len(runs) < len([f for f in full if f])
     q, k, v = make_qkv(2, 2, 2, 64, 90, 16, dtype=dtype, seed=8)
     check_attention(q, k, v, layout, backend="triton", block=16)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("pattern", ["causal", "local(1)"])
+def test_dkdv_column_runs_with_padding_and_a_ragged_block(pattern, dtype):
+    """Layouts whose columns are all consecutive take the dK/dV run walk on transposed
+    scores (COLUMN_RUNS): with key padding (the keys-first tile mask) and N = 90, so the
+    last query block's rows past N must be left to the masked walk."""
+    layout = sparseflash.compile_layout(pattern, 90, block=16)
+    assert layout.columns_are_runs()
+    q, k, v = make_qkv(2, 2, 2, 90, 90, 32, dtype=dtype, seed=12)
+    kpm = torch.rand(2, 90, generator=torch.Generator().manual_seed(12)) < 0.3
+    check_attention(q, k, v, layout, backend="triton", block=16, key_padding_mask=kpm)

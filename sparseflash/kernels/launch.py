@@ -191,7 +191,7 @@ def _use_tma(row_class: int, *tensors: torch.Tensor) -> bool:
     Hopper and later GPUs). Each program builds its descriptors before its first tile, a
     fixed cost that long rows amortise and short ones do not: on an H200 with Triton 3.6
     (benchmarks/NOTES.md, v12) descriptors made the forward 4-6% faster on dense and
-    causal rows at D=128 (the same at D=64) and 3-9% slower on rows of 7-8 blocks. So by
+    causal rows at D=128 (the same at D=64) and 4-9% slower on rows of 7-8 blocks. So by
     default they are used for rows of ``TMA_ROW_CLASS`` or longer, on such a GPU.
     ``SPARSEFLASH_TMA=0`` turns them off, ``=1`` on for every row, also under the Triton
     interpreter (which emulates descriptors: how the CPU tests cover the path). Either way
@@ -370,8 +370,8 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
     else:
         grid_dkdv = lambda cfg: (triton.cdiv(Nk, cfg["BLOCK_N"]), B * H_kv)  # noqa: E731
     col_class = length_class(meta.col_blocks)
-    # Consecutive columns at computed offsets on transposed scores: measured faster at D=64
-    # only (dK/dV 2-11%; at D=128 4-5% slower), and float32 keeps the forward's order
+    # Consecutive columns at computed offsets on transposed scores: the dK/dV kernel measured
+    # 3-10% faster at D=64 and 2-14% slower at D=128; float32 keeps the forward's order
     # (benchmarks/NOTES.md, v12).
     column_runs = bool(meta.column_runs) and block_d <= 64 and q.dtype != torch.float32
     _dkdv(
