@@ -371,7 +371,7 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
         grid_dkdv = lambda cfg: (triton.cdiv(Nk, cfg["BLOCK_N"]), B * H_kv)  # noqa: E731
     col_class = length_class(meta.col_blocks)
     # Consecutive columns at computed offsets on transposed scores: the dK/dV kernel measured
-    # 3-10% faster at D=64 and 2-14% slower at D=128; float32 keeps the forward's order
+    # 2-11% faster at D=64 and 2-14% slower at D=128; float32 keeps the forward's order
     # (benchmarks/NOTES.md, v12).
     column_runs = bool(meta.column_runs) and block_d <= 64 and q.dtype != torch.float32
     _dkdv(
