@@ -4,7 +4,7 @@
 
 Runs a few untimed calls (compile, autotune), then ``--iters`` forward + backward passes
 under ``torch.profiler`` and prints each CUDA kernel's mean time per pass and its share:
-the split between forward, dK/dV, dQ, delta, merges and torch's own ops. Shapes as in
+the split between forward, dK/dV, dQ, merges and torch's own ops. Shapes as in
 ``benchmarks.attention`` (B = tokens // N, 16 heads, bf16).
 """
 

@@ -342,7 +342,8 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     lay = _resolve_layout(layout, N, Nk, block, H, q.device)
     scale = 1.0 / math.sqrt(D) if scale is None else float(scale)
 
-    if torch.is_autocast_enabled(q.device.type):
+    autocast = torch.is_autocast_enabled(q.device.type)
+    if autocast:
         dtype = torch.get_autocast_dtype(q.device.type)
         q, k, v = q.to(dtype), k.to(dtype), v.to(dtype)
     kpm, kv_limits = _padding_tables(key_padding_mask, lay, B, Nk, q.device, backend)
@@ -350,15 +351,19 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
         seed = torch.randint(0, 2**62, (1,), dtype=torch.int64)  # global CPU generator
     else:
         seed = _NO_SEED  # never read, never written: one shared tensor spares an allocation
-    meta = list(lay.kernel_meta())
+    args = (q, k, v, list(lay.kernel_tables()), list(lay.kernel_meta()), scale, kpm, kv_limits,
+            seed, float(dropout_p), backend)
     # Under torch.compile the custom op keeps attention one opaque graph node; in eager
     # mode the autograd.Function runs the same code with less per-call overhead.
     call = _forward_op if torch.compiler.is_compiling() else _Attention.apply
-    # The inputs already have the autocast dtype; autocast must not also lower the torch
-    # backend's float32 accumulation, and eager and compiled calls must compute the same.
-    with torch.autocast(q.device.type, enabled=False):
-        out, lse = call(q, k, v, list(lay.kernel_tables()), meta, scale, kpm, kv_limits,
-                        seed, float(dropout_p), backend)
+    if autocast:
+        # The inputs already have the autocast dtype; autocast must not also lower the
+        # torch backend's float32 accumulation, and eager and compiled calls must compute
+        # the same. (Entering the context costs host time: only when autocast is on.)
+        with torch.autocast(q.device.type, enabled=False):
+            out, lse = call(*args)
+    else:
+        out, lse = call(*args)
     if not return_lse:
         return out
     # The Triton kernels keep the base-2 lse their exp2 loop produces (see kernels.forward).

@@ -240,3 +240,47 @@ def test_pathfinder_model_gradients_match_torch_backend(autocast, monkeypatch):
         assert (a - b).abs().max().item() <= tol * scale, name
         checked += 1
     assert checked >= len(names) - 2  # only the key biases may be all noise
+
+
+def _fwd_bwd(q, k, v, grad, pattern, **kwargs):
+    q, k, v = (t.detach().requires_grad_() for t in (q, k, v))
+    torch.manual_seed(3)  # the dropout seed
+    out = sparseflash.attention(q, k, v, pattern, backend="triton", **kwargs)
+    return (out, *torch.autograd.grad(out, (q, k, v), grad))
+
+
+@pytest.mark.parametrize("inputs", ["contiguous", "new length", "transposed", "unaligned"])
+def test_direct_launches_equal_triton_launches(inputs, monkeypatch):
+    """After the first launch of an argument signature the kernels are launched past
+    ``JITFunction.run`` (``kernels.fastlaunch``). Their results must be bitwise those of
+    Triton's own launch path, for a new length, strided and unaligned inputs too, and the
+    later launches must not go through Triton (except with an unaligned tensor)."""
+    from sparseflash.kernels import launch
+    N = {"new length": 1100}.get(inputs, 1000)
+    B, H, D, dtype = 2, 4, 64, torch.bfloat16
+    shape = (B, N, H, D) if inputs == "transposed" else (B, H, N, D)
+    q, k, v, grad = (torch.randn(shape, device="cuda", dtype=dtype) for _ in range(4))
+    if inputs == "transposed":
+        q, k, v, grad = (t.transpose(1, 2) for t in (q, k, v, grad))
+    if inputs == "unaligned":
+        q = torch.randn(q.numel() + 1, device="cuda", dtype=dtype)[1:].view(q.shape)
+        assert q.data_ptr() % 16
+    pattern = "local(1) | global(1) | random(2)"  # split rows: every kernel launches
+    kwargs = dict(block=64, dropout_p=0.1)
+    jit_runs = []
+    kernels = (launch._forward, launch._dkdv, launch._dq, launch._merge, launch._sum_split)
+    for kernel in kernels:
+        real = kernel.fn.run
+        monkeypatch.setattr(kernel.fn, "run",
+                            lambda *a, _real=real, **kw: jit_runs.append(1) or _real(*a, **kw))
+    direct = [_fwd_bwd(q, k, v, grad, pattern, **kwargs) for _ in range(3)]
+    warm = len(jit_runs)
+    direct.append(_fwd_bwd(q, k, v, grad, pattern, **kwargs))
+    launches_of_last_call = len(jit_runs) - warm
+    monkeypatch.setenv("SPARSEFLASH_DIRECT_LAUNCH", "0")
+    through_triton = _fwd_bwd(q, k, v, grad, pattern, **kwargs)
+    for got in direct:
+        for a, b in zip(got, through_triton):
+            assert torch.equal(a, b)
+    # Unaligned q: the three kernels that read q (forward, dQ, dK/dV) go through Triton.
+    assert launches_of_last_call == (3 if inputs == "unaligned" else 0)

@@ -7,7 +7,7 @@ The launchers choose between paths the default tests do not all reach on a CPU:
   the interpreter, which emulates them;
 * a negative or zero ``scale`` is folded into q (the forward needs a positive one);
 * a kernel's first launch per tuning key goes through Triton's autotuner, later ones
-  straight to the kernel with the remembered tile (``launch._Tuned``);
+  straight to the kernel with the remembered tile (``fastlaunch.Kernel``);
 * in the forward, a row whose full blocks are consecutive is walked with computed
   offsets, any other through the table (``common.consecutive_run``);
 * the dK/dV kernel does the same for columns, on transposed scores and with unmasked
@@ -105,7 +105,7 @@ def test_later_launches_skip_the_autotuner(monkeypatch):
     """The autotuner runs on the first launch of each key only; the direct launches after
     it compute the same thing, and a new key (another dtype) goes through it again."""
     from sparseflash.kernels.forward import attention_forward_kernel
-    fresh = launch._Tuned(attention_forward_kernel, "fwd")
+    fresh = launch._tuned(attention_forward_kernel, "fwd")
     autotuner_runs = []
     real_run = fresh.tuner.run
 

@@ -80,6 +80,7 @@ def main() -> None:
             rows.append(row)
             print(f"{args.label} D={d} {pattern:34s} fwd {row['fwd_tflops']:6.1f} TFLOP/s "
                   f"({fwd_ms:.3f} ms)  dK/dV {dkdv:.3f} ms  dQ {dq:.3f} ms  "
+                  f"all bwd kernels {row['bwd_kernels_ms']:.3f} ms  "
                   f"fwd+bwd {row['fwd_bwd_tflops']:6.1f} TFLOP/s ({fb_ms:.3f} ms)")
             sys.stdout.flush()
     if args.out:

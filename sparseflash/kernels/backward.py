@@ -1,16 +1,19 @@
 """Block-sparse FlashAttention backward with recomputation (Dao et al. 2022, Algorithms 2
 and 4, restricted to the non-zero blocks).
 
-Two kernels, no atomics, deterministic:
+Two kernels, no atomics, deterministic, in this order:
 
+* dQ: one program per (query tile, batch * head) walks its layout *row*, like the forward.
+  Before its walk it computes ``delta = rowsum(dO * O)`` for its rows, which its own tiles
+  need, and stores it for the dK/dV kernel (every row has a program: schedules give empty
+  rows one too). A separate delta kernel would cost a launch: ~60 microseconds of host
+  time on a call that the host, not the GPU, paces (benchmarks/NOTES.md, v13).
 * dK/dV: one program per (key tile, batch * kv head) walks the query blocks its layout
   *column* lists (the transposed tables), for every query head of its GQA group, and
   accumulates dK and dV in registers.
-* dQ: one program per (query tile, batch * head) walks its layout *row*, like the forward.
 
 Both recompute P = exp2(S * scale * log2(e) - lse2) from the forward's base-2
 log-sum-exp; dropout regenerates the same keep-mask from the Philox seed.
-``delta = rowsum(dO * O)`` is computed before them by :func:`delta_kernel`.
 """
 
 import triton
@@ -18,32 +21,6 @@ import triton.language as tl
 
 from .common import (consecutive_run, dropout_keep, head_dim_mask, key_bound_mask, mma,
                      scheduled_program, tile_mask, walk_ends)
-
-
-@triton.jit(do_not_specialize=["N"])
-def delta_kernel(DO, O, DELTA,
-                 stride_dob, stride_doh, stride_don, stride_dod,
-                 stride_ob, stride_oh, stride_on, stride_od,
-                 H, N, D, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr):
-    """``DELTA (B*H, N) float32 = rowsum(dO * O)``; grid (cdiv(N, BLOCK_M), B * H).
-
-    One read of dO and O in their own dtype, where the same in torch (``(do.float() *
-    o.float()).sum(-1)``) writes and rereads three float32 temporaries and costs four
-    launches. Here it is ~3% of a short sparse fwd+bwd (benchmarks/NOTES.md, v6)."""
-    bh = tl.program_id(1)
-    b = bh // H
-    h = bh % H
-    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_d = tl.arange(0, BLOCK_D)
-    ok = (offs_m < N)[:, None] & (offs_d < D)[None, :]
-    do = tl.load(DO + b.to(tl.int64) * stride_dob + h.to(tl.int64) * stride_doh
-                 + offs_m[:, None] * stride_don + offs_d[None, :] * stride_dod,
-                 mask=ok, other=0.0)
-    o = tl.load(O + b.to(tl.int64) * stride_ob + h.to(tl.int64) * stride_oh
-                + offs_m[:, None] * stride_on + offs_d[None, :] * stride_od,
-                mask=ok, other=0.0)
-    delta = tl.sum(do.to(tl.float32) * o.to(tl.float32), 1)
-    tl.store(DELTA + bh.to(tl.int64) * N + offs_m, delta, mask=offs_m < N)
 
 
 @triton.jit
@@ -294,7 +271,7 @@ def _dq_tile(dq, q, do, lse2, delta, K, V, start_n, offs_m, offs_d, code, b, bh,
 
 @triton.jit(do_not_specialize=["N", "Nk", "seed", "keep_threshold", "LENGTH_CLASS"])
 def attention_dq_kernel(
-        Q, K, V, DO, LSE, DELTA, DQ,
+        Q, K, V, DO, O, LSE, DELTA, DQ,
         FULL_OFF, FULL_IDX, PART_OFF, PART_IDX, PART_CODE,
         SCHED, WS_DQ,
         KPM, KV_LIMITS,
@@ -303,6 +280,7 @@ def attention_dq_kernel(
         stride_kb, stride_kh, stride_kn, stride_kd,
         stride_vb, stride_vh, stride_vn, stride_vd,
         stride_dob, stride_doh, stride_don, stride_dod,
+        stride_ob, stride_oh, stride_on, stride_od,
         stride_dqb, stride_dqh, stride_dqn, stride_dqd,
         stride_kpm_b, stride_lim_b,
         H, N, Nk, D, NUM_Q_BLOCKS, LAYOUT_HEADS, GROUP, WS_SLOTS, LENGTH_CLASS,
@@ -330,7 +308,13 @@ def attention_dq_kernel(
                  mask=m_ok[:, None] & d_ok[None, :], other=0.0)
     lse = tl.load(LSE + bh.to(tl.int64) * N + offs_m, mask=m_ok, other=float("inf"))
     lse2 = tl.where(lse == float("-inf"), float("inf"), lse)
-    delta = tl.load(DELTA + bh.to(tl.int64) * N + offs_m, mask=m_ok, other=0.0)
+    O += b.to(tl.int64) * stride_ob + h.to(tl.int64) * stride_oh
+    o = tl.load(O + offs_m[:, None] * stride_on + offs_d[None, :] * stride_od,
+                mask=m_ok[:, None] & d_ok[None, :], other=0.0)
+    delta = tl.sum(do.to(tl.float32) * o.to(tl.float32), 1)
+    # For the dK/dV kernel, launched after this one. The chunks of a split row all store
+    # the same values.
+    tl.store(DELTA + bh.to(tl.int64) * N + offs_m, delta, mask=m_ok)
     dq = tl.zeros((BLOCK_M, BLOCK_D), tl.float32)
 
     SUBTILES: tl.constexpr = LAYOUT_BLOCK // BLOCK_N

@@ -20,13 +20,9 @@ import torch
 import triton
 
 from ..reference import keep_threshold
-from .backward import (attention_dkdv_kernel, attention_dq_kernel, delta_kernel,
-                       sum_split_rows_kernel)
+from .backward import attention_dkdv_kernel, attention_dq_kernel, sum_split_rows_kernel
+from .fastlaunch import Kernel, interpreting
 from .forward import attention_forward_kernel, merge_split_rows_kernel
-
-
-def interpreting() -> bool:
-    return os.environ.get("TRITON_INTERPRET", "0") == "1"
 
 
 def _candidate_configs(kind: str):
@@ -90,7 +86,7 @@ LOG2E = 1.4426950408889634  # scores are scaled by scale * log2(e) for exp2
 def head_dim_tile(D: int) -> int:
     """BLOCK_D: the head dim rounded up to a power of two, at least 16 (tl.dot's minimum).
     The kernels' ``EVEN_D`` is ``head_dim_tile(D) == D``."""
-    return max(16, triton.next_power_of_2(D))
+    return max(16, 1 << (D - 1).bit_length())  # (triton.next_power_of_2 costs more per call)
 
 
 _KEY = ["BLOCK_D", "LAYOUT_BLOCK", "HAS_PADDING", "HAS_DROPOUT", "PRECISION", "LENGTH_CLASS",
@@ -99,12 +95,12 @@ _KEY_DKDV = _KEY + ["SCHEDULED", "COLUMN_RUNS"]
 _KEY_FWD = _KEY + ["USE_TMA"]
 
 
-def _autotuned(kernel, kind):
-    def prune(configs, named_args, **kwargs):
-        return _prune(kind, configs, named_args, **kwargs)
+def _tuned(kernel, kind: str) -> Kernel:
+    """``kernel`` autotuned over :func:`_candidate_configs` (``kind``: fwd, dkdv, dq) on the
+    first launch of each key, launched past the autotuner and Triton's argument binding
+    after that (:class:`~sparseflash.kernels.fastlaunch.Kernel`)."""
     key = {"fwd": _KEY_FWD, "dkdv": _KEY_DKDV, "dq": _KEY}[kind]
-    return triton.autotune(configs=_candidate_configs(kind), key=key,
-                           prune_configs_by={"early_config_prune": prune})(kernel)
+    return Kernel(kernel, _candidate_configs(kind), key, functools.partial(_prune, kind))
 
 
 def length_class(mean_blocks: int) -> int:
@@ -116,38 +112,11 @@ def length_class(mean_blocks: int) -> int:
     return min(max(int(mean_blocks), 0).bit_length(), 5)
 
 
-class _Tuned:
-    """An autotuned kernel that remembers the tile it picked for each tuning key, so that
-    launches after the first go straight to the kernel. Triton's autotuner rebuilds a dict
-    of every argument (~60 here) and their dtypes on each call to find its key: about 40
-    microseconds of host time per launch on a 2-core CPU (benchmarks/NOTES.md, v10), a
-    share of a short call where the host, not the GPU, sets the pace.
-
-    ``key`` must determine the autotuner's own key: the launchers pass the dtype and the
-    length class, and the named constexprs (a superset of the tuned ones) are added here.
-    """
-
-    def __init__(self, kernel, kind: str):
-        self.tuner = _autotuned(kernel, kind)
-        self.picked: dict = {}
-
-    def __call__(self, grid, key: tuple, *args, **constexprs):
-        key = key + tuple(constexprs.items())
-        config = self.picked.get(key)
-        if config is None:
-            # First launch of this key: tune (or look up) as usual. A Triton without
-            # best_config leaves None here, and every launch keeps taking this branch.
-            self.tuner[grid](*args, **constexprs)
-            self.picked[key] = getattr(self.tuner, "best_config", None)
-        else:
-            # What the autotuner itself calls once it has found its config.
-            self.tuner.fn.run(*args, grid=grid, warmup=False, **constexprs,
-                              **config.all_kwargs())
-
-
-_forward = _Tuned(attention_forward_kernel, "fwd")
-_dkdv = _Tuned(attention_dkdv_kernel, "dkdv")
-_dq = _Tuned(attention_dq_kernel, "dq")
+_forward = _tuned(attention_forward_kernel, "fwd")
+_dkdv = _tuned(attention_dkdv_kernel, "dkdv")
+_dq = _tuned(attention_dq_kernel, "dq")
+_merge = Kernel(merge_split_rows_kernel)
+_sum_split = Kernel(sum_split_rows_kernel)
 
 
 @dataclass(frozen=True)
@@ -284,6 +253,7 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
     lse = torch.empty(B, H, N, dtype=torch.float32, device=q.device)
     kpm, limits, s_kpm, s_lim, has_padding = _padding_args(key_padding, kv_limits, q.device)
     threshold = keep_threshold(dropout_p)
+    dropout_p = float(dropout_p)
     groups = B * (H // meta.heads)  # grid axis 1: (batch, head repeat) per layout head
     if meta.kv_slots:
         ws_o = torch.empty(groups, meta.kv_slots, meta.block, D, dtype=torch.float32,
@@ -300,10 +270,10 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
         _ensure_allocator()
     _forward(
         grid, (q.dtype, row_class),
-        q, k, v, o, lse, *tables[:5], tables[10], ws_o, ws_lse, kpm, limits,
-        scale * LOG2E, seed, dropout_p, threshold,
-        *q.stride(), *k.stride(), *v.stride(), *o.stride(), s_kpm, s_lim,
-        H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots, row_class,
+        (q, k, v, o, lse, *tables[:5], tables[10], ws_o, ws_lse, kpm, limits),
+        (scale * LOG2E, seed, dropout_p, threshold),
+        (*q.stride(), *k.stride(), *v.stride(), *o.stride(), s_kpm, s_lim,
+         H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots, row_class),
         LAYOUT_BLOCK=meta.block, BLOCK_D=block_d, HAS_PADDING=has_padding,
         HAS_DROPOUT=dropout_p > 0, PRECISION=_precision(q.dtype), EVEN_D=block_d == D,
         USE_TMA=use_tma)
@@ -312,9 +282,11 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
         # and a chain of small torch ops would cost more in launches than the split saves.
         split_slots, split_rows = tables[11], tables[12]
         block_m = min(meta.block, 64)
-        merge_split_rows_kernel[(meta.kv_split_rows, groups, meta.block // block_m)](
-            ws_o, ws_lse, split_slots, split_rows, o, lse, *o.stride(),
-            H, N, D, meta.num_q_blocks, meta.heads, meta.kv_slots, split_slots.shape[1],
+        _merge(
+            (meta.kv_split_rows, groups, meta.block // block_m), (),
+            (ws_o, ws_lse, split_slots, split_rows, o, lse), (),
+            (*o.stride(), H, N, D, meta.num_q_blocks, meta.heads, meta.kv_slots,
+             split_slots.shape[1]),
             LAYOUT_BLOCK=meta.block, BLOCK_M=block_m, BLOCK_D=head_dim_tile(D))
     return o, lse
 
@@ -326,9 +298,11 @@ def _add_split_partials(ws: torch.Tensor, split_slots: torch.Tensor, split_rows:
     split rows (or columns) of ``grad (B, heads, length, D)``: one launch for all of them."""
     tile = min(block, 64)
     D = grad.shape[-1]
-    sum_split_rows_kernel[(split_rows.numel(), groups, block // tile)](
-        ws, split_slots, split_rows, grad, *grad.stride(),
-        heads, length, D, num_rows, layout_heads, num_slots, split_slots.shape[1],
+    _sum_split(
+        (split_rows.numel(), groups, block // tile), (),
+        (ws, split_slots, split_rows, grad), (),
+        (*grad.stride(), heads, length, D, num_rows, layout_heads, num_slots,
+         split_slots.shape[1]),
         LAYOUT_BLOCK=block, BLOCK_M=tile, BLOCK_D=head_dim_tile(D))
 
 
@@ -337,21 +311,39 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
              o: torch.Tensor, lse: torch.Tensor, tables: Sequence[torch.Tensor],
              meta: LayoutMeta, scale: float, key_padding: Optional[torch.Tensor],
              kv_limits: Optional[torch.Tensor], seed: int, dropout_p: float):
-    """-> (dq, dk, dv) shaped like q, k, v."""
+    """-> (dq, dk, dv) shaped like q, k, v. The dQ kernel runs first: it also computes
+    ``delta = rowsum(dO * O)``, which the dK/dV kernel reads."""
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
-    delta = torch.empty(B, H, N, dtype=torch.float32, device=q.device)  # rowsum(dO * O)
-    block_d = head_dim_tile(D)
-    delta_rows = 64 if interpreting() else max(16, 8192 // block_d)
-    delta_kernel[(triton.cdiv(N, delta_rows), B * H)](
-        do, o, delta, *do.stride(), *o.stride(), H, N, D, BLOCK_M=delta_rows, BLOCK_D=block_d)
+    delta = torch.empty(B, H, N, dtype=torch.float32, device=q.device)
     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
     kpm, limits, s_kpm, s_lim, has_padding = _padding_args(key_padding, kv_limits, q.device)
     threshold = keep_threshold(dropout_p)
+    block_d = head_dim_tile(D)
     common = dict(LAYOUT_BLOCK=meta.block, BLOCK_D=block_d,
                   HAS_PADDING=has_padding, HAS_DROPOUT=dropout_p > 0,
                   PRECISION=_precision(q.dtype), EVEN_D=block_d == D)
+    scalars = (scale * LOG2E, float(scale), seed, float(dropout_p), threshold)
     lse = lse.contiguous()
+
+    groups = B * (H // meta.heads)
+    # A workspace that is never touched is float32 like a real one all the same: a pointer
+    # of another dtype would make Triton compile (and the autotuner tune) a second kernel.
+    ws_dq = (torch.empty(groups, meta.kv_slots, meta.block, D, dtype=torch.float32,
+                         device=q.device) if meta.kv_slots else delta)
+    row_class = length_class(meta.row_blocks)
+    _dq(
+        lambda cfg: (meta.kv_programs * (meta.block // cfg["BLOCK_M"]), groups),
+        (q.dtype, row_class),
+        (q, k, v, do, o, lse, delta, dq, *tables[:5], tables[10], ws_dq, kpm, limits),
+        scalars,
+        (*q.stride(), *k.stride(), *v.stride(), *do.stride(), *o.stride(), *dq.stride(),
+         s_kpm, s_lim, H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots,
+         row_class), **common)
+    if meta.kv_slots:
+        _add_split_partials(ws_dq, tables[11], tables[12], dq, H, N, meta.num_q_blocks,
+                            meta.heads, meta.kv_slots, groups, meta.block)
+
     # Scheduled dK/dV needs every query head of a GQA group to read one column: a broadcast
     # layout, or no grouping (see attention_dkdv_kernel).
     scheduled = meta.heads == 1 or H == H_kv
@@ -361,9 +353,7 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
         ws_dk, ws_dv = (torch.empty(kv_groups, meta.q_slots, meta.block, D,
                                     dtype=torch.float32, device=q.device) for _ in range(2))
     else:
-        # Never touched, but float32 like a real workspace: a pointer of another dtype would
-        # make Triton compile (and the autotuner tune) a second kernel for unsplit layouts.
-        ws_dk = ws_dv = delta
+        ws_dk = ws_dv = delta  # never touched (see ws_dq)
     if scheduled:
         grid_dkdv = lambda cfg: (meta.q_programs * (meta.block // cfg["BLOCK_N"]),  # noqa: E731
                                  kv_groups)
@@ -376,29 +366,15 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
     column_runs = bool(meta.column_runs) and block_d <= 64 and q.dtype != torch.float32
     _dkdv(
         grid_dkdv, (q.dtype, col_class),
-        q, k, v, do, lse, delta, dk, dv, *tables[5:10], tables[13], ws_dk, ws_dv, kpm, limits,
-        scale * LOG2E, scale, seed, dropout_p, threshold,
-        *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
-        s_kpm, s_lim, H, H_kv, N, Nk, D, meta.num_kv_blocks, meta.heads, H // H_kv,
-        sched_heads, meta.q_slots, col_class, SCHEDULED=scheduled, COLUMN_RUNS=column_runs,
-        **common)
+        (q, k, v, do, lse, delta, dk, dv, *tables[5:10], tables[13], ws_dk, ws_dv, kpm,
+         limits),
+        scalars,
+        (*q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
+         s_kpm, s_lim, H, H_kv, N, Nk, D, meta.num_kv_blocks, meta.heads, H // H_kv,
+         sched_heads, meta.q_slots, col_class),
+        SCHEDULED=scheduled, COLUMN_RUNS=column_runs, **common)
     if scheduled and meta.q_slots:
         for ws, grad in ((ws_dk, dk), (ws_dv, dv)):
             _add_split_partials(ws, tables[14], tables[15], grad, H_kv, Nk, meta.num_kv_blocks,
                                 sched_heads, meta.q_slots, kv_groups, meta.block)
-    groups = B * (H // meta.heads)
-    ws_dq = (torch.empty(groups, meta.kv_slots, meta.block, D, dtype=torch.float32,
-                         device=q.device) if meta.kv_slots else delta)  # float32: see above
-    row_class = length_class(meta.row_blocks)
-    _dq(
-        lambda cfg: (meta.kv_programs * (meta.block // cfg["BLOCK_M"]), groups),
-        (q.dtype, row_class),
-        q, k, v, do, lse, delta, dq, *tables[:5], tables[10], ws_dq, kpm, limits,
-        scale * LOG2E, scale, seed, dropout_p, threshold,
-        *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dq.stride(),
-        s_kpm, s_lim, H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots,
-        row_class, **common)
-    if meta.kv_slots:
-        _add_split_partials(ws_dq, tables[11], tables[12], dq, H, N, meta.num_q_blocks,
-                            meta.heads, meta.kv_slots, groups, meta.block)
     return dq, dk, dv

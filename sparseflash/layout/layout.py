@@ -98,6 +98,7 @@ class Layout:
         self._row_keys: Optional[Tuple[torch.Tensor, ...]] = None  # for padding_limits
         self._schedule_sizes: Dict[str, Tuple[int, int, int]] = {}
         self._columns_are_runs: Optional[bool] = None
+        self._kernel_meta: Optional[Tuple[int, ...]] = None
 
     # -- construction ----------------------------------------------------------------------
     @classmethod
@@ -280,9 +281,12 @@ class Layout:
         :meth:`schedule_sizes`, the ``kv`` and ``q`` :meth:`mean_blocks`, and
         :meth:`columns_are_runs`. One place, so the launcher and ``attention()`` (which
         must not import Triton) cannot disagree."""
-        return (self.block, self.num_heads, self.num_q_blocks, self.num_kv_blocks,
+        if self._kernel_meta is None:  # read on every call: derive once
+            self._kernel_meta = (
+                self.block, self.num_heads, self.num_q_blocks, self.num_kv_blocks,
                 *self.schedule_sizes("kv"), *self.schedule_sizes("q"),
                 self.mean_blocks("kv"), self.mean_blocks("q"), int(self.columns_are_runs()))
+        return self._kernel_meta
 
     def kernel_tables(self) -> Tuple[torch.Tensor, ...]:
         """The CSR tables the kernels read, int32 on ``self.device``, in this order:

@@ -1,0 +1,146 @@
+"""Launching a Triton kernel again without Triton's per-call argument binding.
+
+``kernel[grid](*args, **constexprs)`` costs 40-75 microseconds of host time per launch on
+the H200 machine's CPU before the kernel's C launcher runs (``JITFunction.run``: binding
+~70 arguments and asking each how to specialise it, a cache key built from them and a
+string of the options; benchmarks/NOTES.md, v13). A short sparse fwd+bwd makes four to
+seven launches and is bound by the host, not the GPU. :class:`Kernel` pays that cost on
+the first launch of each argument signature, keeps the compiled kernel it got, and calls
+its C launcher directly afterwards, with the arguments in the order ``JITFunction.run``
+would pass them.
+
+What Triton specialises a compiled kernel on must be part of the key under which it is
+kept, or a later launch would run a kernel compiled for other arguments. Triton
+specialises on each tensor's dtype and on whether its address is 16-byte aligned, and on
+each integer's value (1, divisible by 16, 32- or 64-bit). The key holds a superset: the
+dtypes, the exact value of every integer argument that Triton may specialise, the width
+of those it may not (``do_not_specialize``), the constexprs and tuned tile, and the
+device; launches with a tensor that is not 16-byte aligned always take Triton's own path.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import operator
+import os
+from typing import Optional, Sequence
+
+import torch
+import triton
+
+_dtype_of = operator.attrgetter("dtype")
+_MAX_SIGNATURES = 1024  # remembered argument signatures per kernel
+
+
+def interpreting() -> bool:
+    return os.environ.get("TRITON_INTERPRET", "0") == "1"
+
+
+def _int_width(x: int) -> int:
+    """0, 1, 2: the 32-bit, 64-bit signed and 64-bit unsigned classes Triton types an
+    integer argument by."""
+    return 0 if -2**31 <= x < 2**31 else 1 if -2**63 <= x < 2**63 else 2
+
+
+def _launch_hooks_set() -> bool:
+    """Whether a profiler (proton, ...) listens to launches: then every launch goes through
+    ``JITFunction.run``, which prepares what the hooks read."""
+    knobs = getattr(triton, "knobs", None)
+    if knobs is None:
+        return True  # a Triton without knobs: do not guess its launch protocol
+    for hook in (knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook):
+        if hook is not None and getattr(hook, "calls", True):
+            return True
+    return False
+
+
+def _current_device() -> int:
+    return torch.cuda.current_device()
+
+
+def _current_stream(device: int):
+    return triton.runtime.driver.active.get_current_stream(device)
+
+
+def direct_launch_enabled() -> bool:
+    """Compiled-kernel launches past ``JITFunction.run``: on a GPU, unless
+    ``SPARSEFLASH_DIRECT_LAUNCH=0``."""
+    return not interpreting() and os.environ.get("SPARSEFLASH_DIRECT_LAUNCH", "1") != "0"
+
+
+class Kernel:
+    """A ``@triton.jit`` kernel, optionally autotuned, launched as
+    ``kernel(grid, key, tensors, scalars, ints, **constexprs)``.
+
+    The three argument groups are the kernel's non-constexpr parameters in order:
+    ``tensors`` (pointers), ``scalars`` (floats, and the integers the kernel declares
+    ``do_not_specialize`` besides ``N``/``Nk``: seed, dropout threshold) and ``ints``
+    (strides and sizes). ``grid`` is a tuple or a function of the tile config;
+    ``key`` (a tuple) must determine the autotuner's own key together with the constexprs:
+    the launchers pass the dtype and the length class. With ``configs`` the kernel is
+    autotuned on the first launch of each key and the picked tile remembered (Triton's
+    autotuner rebuilds a dict of all ~70 arguments on every launch to find its key).
+    """
+
+    def __init__(self, fn, configs: Optional[Sequence] = None, tuning_key: Sequence[str] = (),
+                 prune=None):
+        self.fn = fn
+        self.tuner = None
+        if configs is not None:
+            self.tuner = triton.autotune(configs=list(configs), key=list(tuning_key),
+                                         prune_configs_by={"early_config_prune": prune})(fn)
+        self.picked: dict = {}     # key + constexprs -> Config
+        self.compiled: dict = {}   # full argument signature -> (compiled kernel, tail)
+        self._names = list(inspect.signature(fn.fn if hasattr(fn, "fn") else fn).parameters)
+        self._defaults = {name: p.default for name, p in
+                          inspect.signature(fn.fn if hasattr(fn, "fn") else fn)
+                          .parameters.items() if p.default is not inspect.Parameter.empty}
+
+    def _config(self, static: tuple, grid, args, constexprs):
+        """The tile config for this key: from the first launch's tuning, or None. The
+        first launch of a key runs (and tunes) through the autotuner itself."""
+        config = self.picked.get(static)
+        if config is None and self.tuner is not None:
+            self.tuner[grid](*args, **constexprs)
+            # A Triton without best_config leaves None, and the next launch tunes again.
+            self.picked[static] = getattr(self.tuner, "best_config", None)
+            return None, True
+        return config, False
+
+    def __call__(self, grid, key: tuple, tensors: tuple, scalars: tuple, ints: tuple,
+                 **constexprs):
+        args = tensors + scalars + ints
+        static = key + tuple(constexprs.items())
+        direct = direct_launch_enabled()
+        if direct:
+            device = _current_device()
+            signature = (static, ints, tuple(map(_dtype_of, tensors)),
+                         tuple(_int_width(s) if type(s) is int else type(s) for s in scalars),
+                         device)
+            aligned = not functools.reduce(operator.or_,
+                                           map(torch.Tensor.data_ptr, tensors)) & 15
+            entry = self.compiled.get(signature) if aligned else None
+            if entry is not None and not _launch_hooks_set():
+                compiled, tail, config = entry
+                dims = grid(config) if callable(grid) else grid
+                compiled.run(dims[0], dims[1] if len(dims) > 1 else 1,
+                             dims[2] if len(dims) > 2 else 1,
+                             _current_stream(device),
+                             compiled.function, compiled.packed_metadata, None, None, None,
+                             *args, *tail)
+                return
+        config, launched = self._config(static, grid, args, constexprs)
+        if launched:
+            return
+        tile = config.all_kwargs() if config is not None else {}
+        compiled = self.fn.run(*args, grid=grid, warmup=False, **constexprs, **tile)
+        if direct and aligned and all(hasattr(compiled, a) for a in
+                                      ("run", "function", "packed_metadata")):
+            if len(self.compiled) >= _MAX_SIGNATURES:
+                self.compiled.clear()  # every sequence length adds one: keep it bounded
+            values = {**constexprs, **(config.kwargs if config is not None else {})}
+            tail = tuple(values[name] if name in values else self._defaults[name]
+                         for name in self._names[len(args):])
+            self.compiled[signature] = (compiled, tail,
+                                        config.kwargs if config is not None else {})

@@ -1,0 +1,117 @@
+"""The direct launch path (``kernels.fastlaunch.Kernel``) on a stand-in for a compiled
+Triton kernel, so that it runs without a GPU: the second launch of an argument signature
+calls the compiled kernel's C launcher with exactly the arguments ``JITFunction.run``
+would pass, and every change Triton could specialise on goes back through Triton.
+(On a GPU, ``tests/test_gpu.py`` checks the real kernels' results both ways.)"""
+
+import pytest
+import torch
+
+from sparseflash.kernels import fastlaunch
+from sparseflash.kernels.fastlaunch import Kernel
+
+
+def toy_kernel(A, B, scale, seed, stride_a, n, BLOCK: "constexpr", EVEN: "constexpr" = True):
+    """Only its signature is read: two pointers, two scalars, two ints, two constexprs."""
+
+
+class FakeCompiled:
+    """A compiled kernel: ``run`` is its C launcher."""
+    function, packed_metadata = "cu-function", "packed-metadata"
+
+    def __init__(self):
+        self.launches = []
+
+    def run(self, *args):
+        self.launches.append(args)
+
+
+class FakeJit:
+    """Stands in for a JITFunction: each ``run`` binds, 'compiles' and launches."""
+
+    def __init__(self):
+        self.fn = toy_kernel
+        self.compiled = FakeCompiled()
+        self.runs = []
+
+    def run(self, *args, grid, warmup, **kwargs):
+        self.runs.append((args, grid, kwargs))
+        return self.compiled
+
+
+@pytest.fixture
+def kernel(monkeypatch):
+    monkeypatch.setattr(fastlaunch, "direct_launch_enabled", lambda: True)
+    monkeypatch.setattr(fastlaunch, "_current_device", lambda: 0)
+    monkeypatch.setattr(fastlaunch, "_current_stream", lambda device: 1234)
+    monkeypatch.setattr(fastlaunch, "_launch_hooks_set", lambda: False)
+    return Kernel(FakeJit())
+
+
+def _launch(kernel, a, b, seed=7, stride=64, n=100, block=32):
+    kernel((3, 2), ("key",), (a, b), (0.5, seed), (stride, n), BLOCK=block)
+
+
+def test_second_launch_goes_straight_to_the_c_launcher(kernel):
+    a, b = torch.zeros(64), torch.zeros(64)
+    _launch(kernel, a, b)
+    assert len(kernel.fn.runs) == 1 and not kernel.fn.compiled.launches
+    args, grid, kwargs = kernel.fn.runs[0]
+    assert args == (a, b, 0.5, 7, 64, 100) and grid == (3, 2) and kwargs == {"BLOCK": 32}
+    _launch(kernel, a, b, seed=8)  # a new seed of the same width: same kernel
+    assert len(kernel.fn.runs) == 1
+    (launch,) = kernel.fn.compiled.launches
+    # grid (x, y, z), stream, function, metadata, no launch metadata or hooks, then every
+    # parameter in signature order, the constexprs included (EVEN from its default).
+    assert launch[:9] == (3, 2, 1, 1234, "cu-function", "packed-metadata", None, None, None)
+    assert launch[9:11] == (a, b) and launch[11:] == (0.5, 8, 64, 100, 32, True)
+
+
+@pytest.mark.parametrize("change", ["stride", "n", "seed width", "dtype", "constexpr"])
+def test_anything_triton_specialises_on_goes_through_triton(kernel, change):
+    a, b = torch.zeros(64), torch.zeros(64)
+    _launch(kernel, a, b)
+    _launch(kernel, a, b)
+    assert len(kernel.fn.runs) == 1
+    changed = {"stride": dict(stride=1), "n": dict(n=96),
+               "seed width": dict(seed=2**40), "dtype": dict(b=torch.zeros(64).half()),
+               "constexpr": dict(block=64)}[change]
+    _launch(kernel, **{"a": a, "b": b, **changed})
+    assert len(kernel.fn.runs) == 2, "a changed signature must be bound by Triton again"
+    _launch(kernel, **{"a": a, "b": b, **changed})
+    assert len(kernel.fn.runs) == 2 and len(kernel.fn.compiled.launches) == 2
+
+
+def test_unaligned_tensors_always_go_through_triton(kernel):
+    storage = torch.zeros(65)
+    a, b = storage[1:], torch.zeros(64)  # 4 bytes past a 16-byte boundary
+    assert a.data_ptr() % 16
+    for _ in range(3):
+        _launch(kernel, a, b)
+    assert len(kernel.fn.runs) == 3 and not kernel.fn.compiled.launches
+
+
+def test_launch_hooks_keep_the_full_path(kernel, monkeypatch):
+    a, b = torch.zeros(64), torch.zeros(64)
+    _launch(kernel, a, b)
+    monkeypatch.setattr(fastlaunch, "_launch_hooks_set", lambda: True)
+    _launch(kernel, a, b)
+    assert len(kernel.fn.runs) == 2 and not kernel.fn.compiled.launches
+
+
+def test_off_switch(kernel, monkeypatch):
+    monkeypatch.setattr(fastlaunch, "direct_launch_enabled", lambda: False)
+    a, b = torch.zeros(64), torch.zeros(64)
+    for _ in range(3):
+        _launch(kernel, a, b)
+    assert len(kernel.fn.runs) == 3 and not kernel.fn.compiled.launches
+
+
+def test_direct_launch_setting(monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "0")
+    monkeypatch.setenv("SPARSEFLASH_DIRECT_LAUNCH", "0")
+    assert not fastlaunch.direct_launch_enabled()
+    monkeypatch.setenv("SPARSEFLASH_DIRECT_LAUNCH", "1")
+    assert fastlaunch.direct_launch_enabled()
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    assert not fastlaunch.direct_launch_enabled()
