@@ -36,6 +36,14 @@ def _probabilities(s, offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, lse2, qk_s
 
 
 @triton.jit
+def _dropped(p, dp, keep, dropout_p):
+    """P and dP under the forward's dropout: kept entries scaled by 1 / (1 - p), the rest
+    zero. ``keep`` is in the layout of ``p`` (transposed with it, or not)."""
+    scale_keep = 1.0 / (1.0 - dropout_p)
+    return tl.where(keep, p * scale_keep, 0.0), tl.where(keep, dp * scale_keep, 0.0)
+
+
+@triton.jit
 def _dkdv_tile(dk, dv, k, v, Q, DO, LSE, DELTA, start_m, start_n, offs_d, code, b, bh,
                N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
                qk_scale, seed, dropout_p, keep_threshold,
@@ -88,9 +96,7 @@ def _dkdv_tile(dk, dv, k, v, Q, DO, LSE, DELTA, start_m, start_n, offs_d, code, 
         dp_t = mma(v, tl.trans(do), PRECISION)
         if HAS_DROPOUT:
             keep_t = tl.trans(dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, keep_threshold))
-            scale_keep = 1.0 / (1.0 - dropout_p)
-            p_drop_t = tl.where(keep_t, p_t * scale_keep, 0.0)
-            dp_t = tl.where(keep_t, dp_t * scale_keep, 0.0)
+            p_drop_t, dp_t = _dropped(p_t, dp_t, keep_t, dropout_p)
         else:
             p_drop_t = p_t
         dv = mma(p_drop_t.to(do.dtype), do, PRECISION, dv)
@@ -102,9 +108,7 @@ def _dkdv_tile(dk, dv, k, v, Q, DO, LSE, DELTA, start_m, start_n, offs_d, code, 
         dp = mma(do, v, PRECISION)
         if HAS_DROPOUT:
             keep = dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, keep_threshold)
-            scale_keep = 1.0 / (1.0 - dropout_p)
-            p_drop = tl.where(keep, p * scale_keep, 0.0)
-            dp = tl.where(keep, dp * scale_keep, 0.0)
+            p_drop, dp = _dropped(p, dp, keep, dropout_p)
         else:
             p_drop = p
         dv = mma(tl.trans(p_drop.to(do.dtype)), do, PRECISION, dv)
