@@ -64,9 +64,11 @@ def instrument() -> None:
 
 def instrument_compiled() -> None:
     """Stamp the C launcher of every kernel compiled so far (after the warm-up)."""
-    for fn in (launch._forward.tuner.fn, launch._dkdv.tuner.fn, launch._dq.tuner.fn,
-               launch.delta_kernel, launch.merge_split_rows_kernel,
-               launch.sum_split_rows_kernel):
+    fns = [launch._forward.tuner.fn, launch._dkdv.tuner.fn, launch._dq.tuner.fn,
+           launch.merge_split_rows_kernel, launch.sum_split_rows_kernel]
+    if hasattr(launch, "delta_kernel"):  # trees before v13 (session 11, call 2)
+        fns.append(launch.delta_kernel)
+    for fn in fns:
         for cache in fn.device_caches.values():
             for kernel in cache[0].values():
                 kernel.run  # noqa: B018  (loads the module, sets _run)
