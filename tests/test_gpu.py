@@ -285,19 +285,3 @@ def test_direct_launches_equal_triton_launches(inputs, monkeypatch):
     # Unaligned q: the three kernels that read q (forward, dQ, dK/dV) go through Triton.
     assert launches_of_last_call == (3 if inputs == "unaligned" else 0)
 
-
-@pytest.mark.parametrize("tile", [(128, 64, 8, 2), (64, 64, 8, 3), (64, 64, 8, 2)], ids=str)
-@pytest.mark.parametrize("head_dim", [64, 128])
-def test_eight_warp_dkdv_tiles(tile, head_dim, monkeypatch):
-    """The dK/dV candidates with 8 warps (session 11), forced, against float64: the
-    autotuner may pick any candidate, and the fixed-tile runs of this file never do."""
-    import triton
-    from sparseflash.kernels import launch
-    from sparseflash.kernels.backward import attention_dkdv_kernel
-    m, n, warps, stages = tile
-    config = triton.Config({"BLOCK_M": m, "BLOCK_N": n}, num_warps=warps, num_stages=stages)
-    monkeypatch.setattr(launch, "_dkdv", launch.Kernel(attention_dkdv_kernel, [config],
-                                                      launch._KEY_DKDV))
-    for pattern in ("causal", "local(1) | global(1) | butterfly"):
-        test_against_float64((pattern, 2, 4, 4, 1100, 1100, head_dim, 128, True),
-                             torch.bfloat16)
