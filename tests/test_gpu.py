@@ -284,4 +284,3 @@ def test_direct_launches_equal_triton_launches(inputs, monkeypatch):
             assert torch.equal(a, b)
     # Unaligned q: the three kernels that read q (forward, dQ, dK/dV) go through Triton.
     assert launches_of_last_call == (3 if inputs == "unaligned" else 0)
-
