@@ -13,9 +13,10 @@ What Triton specialises a compiled kernel on must be part of the key under which
 kept, or a later launch would run a kernel compiled for other arguments. Triton
 specialises on each tensor's dtype and on whether its address is 16-byte aligned, and on
 each integer's value (1, divisible by 16, 32- or 64-bit). The key holds a superset: the
-dtypes, the exact value of every integer argument that Triton may specialise, the width
-of those it may not (``do_not_specialize``), the constexprs and tuned tile, and the
-device; launches with a tensor that is not 16-byte aligned always take Triton's own path.
+dtypes, the exact value of every stride and size (whether Triton specialises it or not),
+the width of the ``do_not_specialize`` scalars (seed, dropout threshold), the tuning key
+and constexprs (which fix the tile), and the device. Launches with a tensor that is not
+16-byte aligned, or with a profiler's launch hook set, always take Triton's own path.
 """
 
 from __future__ import annotations
@@ -91,11 +92,12 @@ class Kernel:
             self.tuner = triton.autotune(configs=list(configs), key=list(tuning_key),
                                          prune_configs_by={"early_config_prune": prune})(fn)
         self.picked: dict = {}     # key + constexprs -> Config
-        self.compiled: dict = {}   # full argument signature -> (compiled kernel, tail)
-        self._names = list(inspect.signature(fn.fn if hasattr(fn, "fn") else fn).parameters)
-        self._defaults = {name: p.default for name, p in
-                          inspect.signature(fn.fn if hasattr(fn, "fn") else fn)
-                          .parameters.items() if p.default is not inspect.Parameter.empty}
+        # argument signature -> (compiled kernel, constexpr tail of its arguments, tile)
+        self.compiled: dict = {}
+        parameters = inspect.signature(fn.fn if hasattr(fn, "fn") else fn).parameters
+        self._names = list(parameters)
+        self._defaults = {name: p.default for name, p in parameters.items()
+                          if p.default is not inspect.Parameter.empty}
 
     def _config(self, static: tuple, grid, args, constexprs):
         """The tile config for this key: from the first launch's tuning, or None. The
@@ -119,7 +121,7 @@ class Kernel:
                          tuple(_int_width(s) if type(s) is int else type(s) for s in scalars),
                          device)
             aligned = not functools.reduce(operator.or_,
-                                           map(torch.Tensor.data_ptr, tensors)) & 15
+                                           map(torch.Tensor.data_ptr, tensors), 0) & 15
             entry = self.compiled.get(signature) if aligned else None
             if entry is not None and not _launch_hooks_set():
                 compiled, tail, config = entry
