@@ -115,3 +115,18 @@ def test_direct_launch_setting(monkeypatch):
     assert fastlaunch.direct_launch_enabled()
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     assert not fastlaunch.direct_launch_enabled()
+
+
+def test_a_launcher_that_refuses_the_arguments_means_triton_from_then_on(kernel):
+    """A Triton whose C launcher takes other arguments raises TypeError before launching:
+    the launch goes through Triton instead, with a warning, and so do later ones."""
+    def refuse(*args):
+        raise TypeError("launch() takes 9 positional arguments")
+    kernel.fn.compiled.run = refuse
+    a, b = torch.zeros(64), torch.zeros(64)
+    _launch(kernel, a, b)
+    with pytest.warns(RuntimeWarning, match="through Triton"):
+        _launch(kernel, a, b)
+    assert len(kernel.fn.runs) == 2  # the refused launch went through Triton
+    _launch(kernel, a, b)
+    assert len(kernel.fn.runs) == 3 and not kernel.direct

@@ -25,6 +25,7 @@ import functools
 import inspect
 import operator
 import os
+import warnings
 from typing import Optional, Sequence
 
 import torch
@@ -91,6 +92,7 @@ class Kernel:
         if configs is not None:
             self.tuner = triton.autotune(configs=list(configs), key=list(tuning_key),
                                          prune_configs_by={"early_config_prune": prune})(fn)
+        self.direct = True         # False once this Triton's launcher refused a call
         self.picked: dict = {}     # key + constexprs -> Config
         # argument signature -> (compiled kernel, constexpr tail of its arguments, tile)
         self.compiled: dict = {}
@@ -98,6 +100,15 @@ class Kernel:
         self._names = list(parameters)
         self._defaults = {name: p.default for name, p in parameters.items()
                           if p.default is not inspect.Parameter.empty}
+
+    def _give_up_direct(self, error: Exception) -> None:
+        self.direct = False
+        self.compiled.clear()
+        name = getattr(self.fn, "__name__", None) or getattr(self.fn.fn, "__name__", "?")
+        warnings.warn(f"sparseflash: launching {name} past JITFunction.run failed on Triton "
+                      f"{triton.__version__} ({error}); launching it through Triton instead "
+                      "(slower on short calls). Please report this.", RuntimeWarning,
+                      stacklevel=3)
 
     def _config(self, static: tuple, grid, args, constexprs):
         """The tile config for this key: from the first launch's tuning, or None. The
@@ -114,7 +125,7 @@ class Kernel:
                  **constexprs):
         args = tensors + scalars + ints
         static = key + tuple(constexprs.items())
-        direct = direct_launch_enabled()
+        direct = self.direct and direct_launch_enabled()
         if direct:
             device = _current_device()
             signature = (static, ints, tuple(map(_dtype_of, tensors)),
@@ -126,12 +137,18 @@ class Kernel:
             if entry is not None and not _launch_hooks_set():
                 compiled, tail, config = entry
                 dims = grid(config) if callable(grid) else grid
-                compiled.run(dims[0], dims[1] if len(dims) > 1 else 1,
-                             dims[2] if len(dims) > 2 else 1,
-                             _current_stream(device),
-                             compiled.function, compiled.packed_metadata, None, None, None,
-                             *args, *tail)
-                return
+                try:
+                    compiled.run(dims[0], dims[1] if len(dims) > 1 else 1,
+                                 dims[2] if len(dims) > 2 else 1,
+                                 _current_stream(device),
+                                 compiled.function, compiled.packed_metadata, None, None,
+                                 None, *args, *tail)
+                    return
+                except TypeError as error:
+                    # A Triton whose C launcher takes other arguments (checked on 3.6 and
+                    # 3.9): it rejects them before launching. Go through Triton from now on.
+                    self._give_up_direct(error)
+                    direct = False
         config, launched = self._config(static, grid, args, constexprs)
         if launched:
             return
