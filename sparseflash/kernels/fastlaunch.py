@@ -102,6 +102,7 @@ class Kernel:
                           if p.default is not inspect.Parameter.empty}
 
     def _give_up_direct(self, error: Exception) -> None:
+        """Every later launch of this kernel goes through Triton; say so once."""
         self.direct = False
         self.compiled.clear()
         name = getattr(self.fn, "__name__", None) or getattr(self.fn.fn, "__name__", "?")
@@ -145,8 +146,9 @@ class Kernel:
                                  None, *args, *tail)
                     return
                 except TypeError as error:
-                    # A Triton whose C launcher takes other arguments (checked on 3.6 and
-                    # 3.9): it rejects them before launching. Go through Triton from now on.
+                    # The call is the one JITFunction.run makes in Triton 3.6 and 3.9 (run
+                    # on a GPU with 3.6). A launcher that takes other arguments rejects
+                    # them before launching: go through Triton from now on.
                     self._give_up_direct(error)
                     direct = False
         config, launched = self._config(static, grid, args, constexprs)
