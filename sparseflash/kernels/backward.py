@@ -25,12 +25,18 @@ from .common import (consecutive_run, dropout_keep, head_dim_mask, key_bound_mas
 
 @triton.jit
 def _probabilities(s, offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, lse2, qk_scale,
-                   PARTIAL: tl.constexpr, HAS_PADDING: tl.constexpr):
-    """P (BLOCK_M, BLOCK_N) in float32, recomputed from the raw scores ``s``. Scale and shift
-    compile to one FMA per score (Triton fuses a multiply and an add by default)."""
-    p = tl.math.exp2(s * qk_scale - lse2[:, None])
+                   PARTIAL: tl.constexpr, HAS_PADDING: tl.constexpr,
+                   KEYS_FIRST: tl.constexpr = False):
+    """P (BLOCK_M, BLOCK_N) in float32, recomputed from the raw scores ``s``; with
+    ``KEYS_FIRST`` the transposed P^T (BLOCK_N, BLOCK_M) from S^T. Scale and shift compile
+    to one FMA per score (Triton fuses a multiply and an add by default)."""
+    if KEYS_FIRST:
+        p = tl.math.exp2(s * qk_scale - lse2[None, :])
+    else:
+        p = tl.math.exp2(s * qk_scale - lse2[:, None])
     if PARTIAL or HAS_PADDING:
-        keep = tile_mask(offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, PARTIAL, HAS_PADDING)
+        keep = tile_mask(offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, PARTIAL, HAS_PADDING,
+                         KEYS_FIRST=KEYS_FIRST)
         p = tl.where(keep, p, 0.0)
     return p
 
@@ -88,11 +94,8 @@ def _dkdv_tile(dk, dv, k, v, Q, DO, LSE, DELTA, start_m, start_n, offs_d, code, 
         delta = tl.load(DELTA + offs_m)
     offs_n = start_n + tl.arange(0, BLOCK_N)
     if TRANSPOSED:
-        p_t = tl.math.exp2(mma(k, tl.trans(q), PRECISION) * qk_scale - lse2[None, :])
-        if PARTIAL or HAS_PADDING:
-            keep = tile_mask(offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b, PARTIAL,
-                             HAS_PADDING, KEYS_FIRST=True)
-            p_t = tl.where(keep, p_t, 0.0)
+        p_t = _probabilities(mma(k, tl.trans(q), PRECISION), offs_m, offs_n, code, b, Nk, KPM,
+                             stride_kpm_b, lse2, qk_scale, PARTIAL, HAS_PADDING, KEYS_FIRST=True)
         dp_t = mma(v, tl.trans(do), PRECISION)
         if HAS_DROPOUT:
             keep_t = tl.trans(dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, keep_threshold))
