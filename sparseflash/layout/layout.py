@@ -96,8 +96,6 @@ class Layout:
         self._copies: Dict[torch.device, "Layout"] = {}  # to(): one copy per device
         self._kernel_tables: Optional[Tuple[torch.Tensor, ...]] = None
         self._row_keys: Optional[Tuple[torch.Tensor, ...]] = None  # for padding_limits
-        self._schedule_sizes: Dict[str, Tuple[int, int, int]] = {}
-        self._columns_are_runs: Optional[bool] = None
         self._kernel_meta: Optional[Tuple[int, ...]] = None
 
     # -- construction ----------------------------------------------------------------------
@@ -253,27 +251,20 @@ class Layout:
     def schedule_sizes(self, axis: str = "kv") -> Tuple[int, int, int]:
         """``(programs, slots, split rows)`` of the ``kv`` (rows) or ``q`` (columns)
         schedule: see :mod:`sparseflash.layout.schedule`."""
-        sizes = self._schedule_sizes.get(axis)
-        if sizes is None:  # read on every attention() call: derive once from the CPU tables
-            entries = self._build(f"{axis}_schedule", cpu=True)
-            sizes = (entries.shape[0], int((entries[:, SLOT] >= 0).sum()),
-                     self._build(f"{axis}_split_rows", cpu=True).numel())
-            self._schedule_sizes[axis] = sizes
-        return sizes
+        entries = self._build(f"{axis}_schedule", cpu=True)
+        return (entries.shape[0], int((entries[:, SLOT] >= 0).sum()),
+                self._build(f"{axis}_split_rows", cpu=True).numel())
 
     def columns_are_runs(self) -> bool:
         """Whether every column lists its full query blocks consecutively (dense, causal,
         banded layouts; not butterfly or random ones). The dK/dV kernel then walks them
         at computed offsets instead of through the table."""
-        if self._columns_are_runs is None:  # read on every call: derive once, on the CPU
-            offsets = self._build("full_q_offsets", cpu=True).long()
-            flat = self._build("full_q_flat", cpu=True).long()
-            starts, ends = offsets[:-1], offsets[1:]
-            listed = ends > starts
-            first, last = flat[starts[listed]], flat[ends[listed] - 1]
-            self._columns_are_runs = bool(
-                torch.equal(last - first, ends[listed] - starts[listed] - 1))
-        return self._columns_are_runs
+        offsets = self._build("full_q_offsets", cpu=True).long()
+        flat = self._build("full_q_flat", cpu=True).long()
+        starts, ends = offsets[:-1], offsets[1:]
+        listed = ends > starts
+        first, last = flat[starts[listed]], flat[ends[listed] - 1]
+        return bool(torch.equal(last - first, ends[listed] - starts[listed] - 1))
 
     def kernel_meta(self) -> Tuple[int, ...]:
         """The integers the kernels need beside :meth:`kernel_tables`, in the field order of
@@ -281,7 +272,7 @@ class Layout:
         :meth:`schedule_sizes`, the ``kv`` and ``q`` :meth:`mean_blocks`, and
         :meth:`columns_are_runs`. One place, so the launcher and ``attention()`` (which
         must not import Triton) cannot disagree."""
-        if self._kernel_meta is None:  # read on every call: derive once
+        if self._kernel_meta is None:  # read on every attention() call: derive once, on the CPU
             self._kernel_meta = (
                 self.block, self.num_heads, self.num_q_blocks, self.num_kv_blocks,
                 *self.schedule_sizes("kv"), *self.schedule_sizes("q"),
