@@ -29,7 +29,8 @@ import torch
 import triton
 import triton.language as tl
 
-BLOCK = 128
+ROWS = 128  # the layout block (and BLOCK_M)
+BLOCK = tl.constexpr(ROWS)  # the same, for the kernel
 
 
 @triton.jit
@@ -150,14 +151,14 @@ def main() -> None:
         q, k, v = (torch.randn(1, H, N, d, device=device, dtype=dtype) for _ in range(3))
         scale = d ** -0.5
         for pattern in ("local(3)", "butterfly"):
-            layout = sparseflash.compile_layout(pattern, N, block=BLOCK, device=q.device)
+            layout = sparseflash.compile_layout(pattern, N, block=ROWS, device=q.device)
             tables, meta = layout.kernel_tables(), launch.LayoutMeta.of(layout)
             full_idx, part_idx, sched = tables[1], tables[3], tables[10]
             assert meta.kv_slots == 0 and tables[3].numel() == 0, "probe assumes no split/partial"
             # Each entry's run start, as the candidate would precompute it on the host.
             fs, fe = sched[:, 1].long(), sched[:, 2].long()
             first, last = full_idx[fs].long(), full_idx[fe - 1].long()
-            runs = torch.where(last - first == fe - 1 - fs, first * BLOCK, -1).to(torch.int32)
+            runs = torch.where(last - first == fe - 1 - fs, first * ROWS, -1).to(torch.int32)
             # The probe's grid follows the schedule's order (entry = program), as sparseflash.
             mask = layout.to_dense()[0]  # (N, N) bool, one layout head
             ref = torch.nn.functional.scaled_dot_product_attention(
@@ -172,7 +173,7 @@ def main() -> None:
                     continue
                 for bn, w, st in CONFIGS[d]:
                     runs_list.append((f"{name} n{bn} w{w} s{st}", lambda flags=flags, bn=bn, w=w, st=st:
-                                      _ladder[(N // BLOCK, H)](
+                                      _ladder[(N // ROWS, H)](
                                           q, k, v, o, lse, full_idx, part_idx, sched, runs, N,
                                           scale * 1.4426950408889634, BLOCK_N=bn, D=d,
                                           num_warps=w, num_stages=st, **flags)))
