@@ -30,7 +30,6 @@ import triton
 import triton.language as tl
 
 ROWS = 128  # the layout block (and BLOCK_M)
-BLOCK = tl.constexpr(ROWS)  # the same, for the kernel
 
 
 @triton.jit
@@ -56,7 +55,7 @@ def _tile(acc, l_i, m_i, q, K, V, base, start_n, offs_d, qk_scale,
 def _ladder(Q, K, V, O, LSE, FULL_IDX, PART_IDX, SCHED, RUNS, N, qk_scale,
             BLOCK_N: tl.constexpr, D: tl.constexpr, SCHED_ROW: tl.constexpr,
             RUN_IN_ENTRY: tl.constexpr, EMPTY_LOOPS: tl.constexpr, EPILOGUE: tl.constexpr,
-            ROW_MASKS: tl.constexpr = False):
+            ROW_MASKS: tl.constexpr, BLOCK: tl.constexpr):
     SUB: tl.constexpr = BLOCK // BLOCK_N
     pid = tl.program_id(0)
     bh = tl.program_id(1)
@@ -119,13 +118,13 @@ def _ladder(Q, K, V, O, LSE, FULL_IDX, PART_IDX, SCHED, RUNS, N, qk_scale,
 
 
 RUNGS = {
-    "minimal": dict(SCHED_ROW=False, RUN_IN_ENTRY=False, EMPTY_LOOPS=False, EPILOGUE=False),
-    "sched": dict(SCHED_ROW=True, RUN_IN_ENTRY=False, EMPTY_LOOPS=False, EPILOGUE=False),
-    "sched+run-in-entry": dict(SCHED_ROW=True, RUN_IN_ENTRY=True, EMPTY_LOOPS=False,
+    "minimal": dict(ROW_MASKS=False, SCHED_ROW=False, RUN_IN_ENTRY=False, EMPTY_LOOPS=False, EPILOGUE=False),
+    "sched": dict(ROW_MASKS=False, SCHED_ROW=True, RUN_IN_ENTRY=False, EMPTY_LOOPS=False, EPILOGUE=False),
+    "sched+run-in-entry": dict(ROW_MASKS=False, SCHED_ROW=True, RUN_IN_ENTRY=True, EMPTY_LOOPS=False,
                                EPILOGUE=False),
-    "+empty-loops": dict(SCHED_ROW=True, RUN_IN_ENTRY=False, EMPTY_LOOPS=True, EPILOGUE=False),
-    "+epilogue": dict(SCHED_ROW=True, RUN_IN_ENTRY=False, EMPTY_LOOPS=True, EPILOGUE=True),
-    "+epilogue, run-in-entry": dict(SCHED_ROW=True, RUN_IN_ENTRY=True, EMPTY_LOOPS=True,
+    "+empty-loops": dict(ROW_MASKS=False, SCHED_ROW=True, RUN_IN_ENTRY=False, EMPTY_LOOPS=True, EPILOGUE=False),
+    "+epilogue": dict(ROW_MASKS=False, SCHED_ROW=True, RUN_IN_ENTRY=False, EMPTY_LOOPS=True, EPILOGUE=True),
+    "+epilogue, run-in-entry": dict(ROW_MASKS=False, SCHED_ROW=True, RUN_IN_ENTRY=True, EMPTY_LOOPS=True,
                                     EPILOGUE=True),
     "+epilogue+row-masks": dict(SCHED_ROW=True, RUN_IN_ENTRY=False, EMPTY_LOOPS=True,
                                 EPILOGUE=True, ROW_MASKS=True),
@@ -175,7 +174,7 @@ def main() -> None:
                     runs_list.append((f"{name} n{bn} w{w} s{st}", lambda flags=flags, bn=bn, w=w, st=st:
                                       _ladder[(N // ROWS, H)](
                                           q, k, v, o, lse, full_idx, part_idx, sched, runs, N,
-                                          scale * 1.4426950408889634, BLOCK_N=bn, D=d,
+                                          scale * 1.4426950408889634, BLOCK_N=bn, D=d, BLOCK=ROWS,
                                           num_warps=w, num_stages=st, **flags)))
             print(f"D={d} {pattern} (density {layout.density:.4f}), N={N}, H={H}, {dtype}, fwd:")
             for label, run in runs_list:
