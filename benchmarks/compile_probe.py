@@ -39,10 +39,12 @@ _PTX_OPS = ("wgmma.mma_async", "mma.sync", "cp.async.commit_group", "cp.async.bu
 
 def probe(*, dropout: bool, padding: bool, block_m: int, block_n: int, head_dim: int,
           stages: int, warps: int, dtype: str = "bf16", arch: int = 90, kernel: str = "fwd",
-          tma: bool = False, column_runs: bool = False) -> Dict[str, int]:
+          tma: bool = False, column_runs: bool = False, lean: bool = False) -> Dict[str, int]:
     """Counts of IR ops and PTX instructions of one compiled kernel: the forward (``tma``:
     K/V through tensor descriptors) or dK/dV (``column_runs``: its walk of consecutive
-    columns on transposed scores)."""
+    columns on transposed scores). The kernel is compiled for a layout with partial blocks
+    and split rows (and, forward, rows that are not all consecutive) unless ``lean``: the
+    code of a banded layout like ``local(3)``, with those walks and branches left out."""
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -51,10 +53,11 @@ def probe(*, dropout: bool, padding: bool, block_m: int, block_n: int, head_dim:
     from sparseflash.kernels.forward import attention_forward_kernel
 
     constants = dict(LAYOUT_BLOCK=128, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_D=head_dim,
-                     HAS_PADDING=padding, HAS_DROPOUT=dropout, PRECISION="tf32", EVEN_D=True)
+                     HAS_PADDING=padding, HAS_DROPOUT=dropout, PRECISION="tf32", EVEN_D=True,
+                     HAS_PARTIAL=not lean, HAS_SPLITS=not lean)
     if kernel == "fwd":
         kernel = attention_forward_kernel
-        constants.update(USE_TMA=tma)
+        constants.update(USE_TMA=tma, ROW_RUNS=lean)
     else:
         kernel = attention_dkdv_kernel
         constants.update(SCHEDULED=True, COLUMN_RUNS=column_runs)
@@ -134,6 +137,9 @@ def main(argv=None) -> None:
     p.add_argument("--tma", action="store_true", help="forward: K/V through tensor descriptors")
     p.add_argument("--column-runs", action="store_true",
                    help="dK/dV: consecutive columns at computed offsets, transposed scores")
+    p.add_argument("--lean", action="store_true",
+                   help="compile for a banded layout: no partial blocks, no split rows, "
+                        "every row consecutive")
     p.add_argument("--json", action="store_true", help="print the counts as JSON")
     p.add_argument("--plain-only", action="store_true",
                    help="only the variant without dropout and padding")
@@ -150,7 +156,7 @@ def main(argv=None) -> None:
     results = {name: probe(**kw, block_m=args.block_m, block_n=args.block_n,
                            head_dim=args.head_dim, stages=args.stages, warps=args.warps,
                            arch=args.arch, kernel=args.kernel, tma=args.tma,
-                           column_runs=args.column_runs)
+                           column_runs=args.column_runs, lean=args.lean)
                for name, kw in variants.items()}
     if args.json:
         print(json.dumps(results))

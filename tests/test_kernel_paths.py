@@ -13,7 +13,11 @@ The launchers choose between paths the default tests do not all reach on a CPU:
 * the dK/dV kernel does the same for columns, on transposed scores and with unmasked
   loads, when every column of the layout is consecutive, D <= 64 and the inputs are
   16-bit (``COLUMN_RUNS``); the tiles of a ragged last query block go to the masked
-  table walk.
+  table walk;
+* every kernel is compiled without the walks and branches a layout cannot use: the
+  forward's table walk when every row is consecutive (``ROW_RUNS``), the partial-block
+  walks when no block has an element mask (``HAS_PARTIAL``), the split-row workspace
+  branch when no row or column is split (``HAS_SPLITS``).
 """
 
 import pytest
@@ -123,6 +127,31 @@ def test_later_launches_skip_the_autotuner(monkeypatch):
     sparseflash.attention(q.bfloat16(), k.bfloat16(), v.bfloat16(),
                           "local(1) | global(1)", block=32, backend="triton")
     assert len(autotuner_runs) == 2 and len(fresh.picked) == 2
+
+
+# (pattern, N, block, B): layouts whose facts select each variant of the kernels' code,
+# with (row_runs, has_partial, kv_slots > 0, q_slots > 0) as the layout reports them.
+LAYOUT_FACTS = [
+    ("local(1)", 64, 16, 1, (1, 0, False, False)),
+    ("butterfly", 64, 16, 1, (0, 0, False, False)),
+    ("causal", 64, 16, 2, (1, 1, False, False)),
+    ("dense", 70, 32, 1, (1, 1, False, False)),               # ragged last block
+    ("local(1) | global(1)", 256, 16, 2, (0, 0, True, True)),  # the global row is split
+    ("global(1) & causal", 256, 16, 1, (1, 1, False, True)),  # column 0 is split
+]
+
+
+@pytest.mark.parametrize("case", LAYOUT_FACTS, ids=[f"{c[0]}-{c[1]}" for c in LAYOUT_FACTS])
+def test_code_left_out_for_layout_facts(case):
+    """Each combination of the layout facts the kernels are specialised on, forward and
+    backward against the float64 golden run. The facts are asserted first, so a change to
+    how a layout reports them cannot quietly leave a variant untested."""
+    pattern, N, block, B, facts = case
+    layout = sparseflash.compile_layout(pattern, N, block=block)
+    meta = launch.LayoutMeta.of(layout)
+    assert (meta.row_runs, meta.has_partial, meta.kv_slots > 0, meta.q_slots > 0) == facts
+    q, k, v = make_qkv(B, 2, 2, N, N, 16, seed=11)
+    check_attention(q, k, v, pattern, backend="triton", block=block)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)

@@ -331,22 +331,44 @@ def test_mean_blocks_per_row_and_column():
     assert heads.mean_blocks("kv") == (8 + 64) // 16
 
 
-def test_columns_are_runs_against_the_full_mask(layout):
-    """True exactly when each column's full blocks (the ones the dK/dV kernel may walk at
-    computed offsets) are consecutive query blocks."""
-    full = layout.full.transpose(1, 2).reshape(-1, layout.num_q_blocks)
-    consecutive = all(
-        int(idx[-1] - idx[0]) == len(idx) - 1
-        for idx in (torch.nonzero(col).flatten() for col in full.cpu()) if len(idx))
-    assert layout.columns_are_runs() is consecutive
-    assert layout.kernel_meta()[-1] == int(consecutive)
+def _kernel_meta(layout):
+    from sparseflash.kernels.launch import LayoutMeta
+    return LayoutMeta.of(layout)
+
+
+def _runs(full: torch.Tensor) -> bool:
+    """Whether every line of ``full (lines, blocks)`` that has blocks has them consecutive."""
+    return all(int(idx[-1] - idx[0]) == len(idx) - 1
+               for idx in (torch.nonzero(line).flatten() for line in full.cpu()) if len(idx))
+
+
+def test_columns_and_rows_are_runs_against_the_full_mask(layout):
+    """True exactly when each column's (row's) full blocks, the ones the dK/dV kernel (the
+    forward) may walk at computed offsets, are consecutive query (key) blocks."""
+    columns = _runs(layout.full.transpose(1, 2).reshape(-1, layout.num_q_blocks))
+    rows = _runs(layout.full.reshape(-1, layout.num_kv_blocks))
+    assert layout.columns_are_runs() is columns
+    assert layout.rows_are_runs() is rows
+    meta = _kernel_meta(layout)
+    assert (meta.column_runs, meta.row_runs) == (int(columns), int(rows))
+
+
+def test_has_partial_against_the_block_codes(layout):
+    """The kernels leave their partial-block walks out when no block has an element mask."""
+    codes = layout.block_codes()
+    assert _kernel_meta(layout).has_partial == int(bool(((codes >= 0) & (codes != 3)).any()))
 
 
 @pytest.mark.parametrize("pattern, runs", [("dense", True), ("causal", True),
                                             ("local(3)", True), ("butterfly", False),
                                             ("local(1) | global(1) | random(2)", False)])
 def test_columns_are_runs_of_the_benchmark_layouts(pattern, runs):
-    assert compile_layout(pattern, 4096, block=128).columns_are_runs() is runs
+    layout = compile_layout(pattern, 4096, block=128)
+    assert layout.columns_are_runs() is runs
+    assert layout.rows_are_runs() is runs  # (these are all symmetric in that respect)
+    # Only the causal diagonal needs an element mask at a length that fills every block.
+    assert _kernel_meta(layout).has_partial == int(pattern == "causal")
+    assert _kernel_meta(compile_layout(pattern, 4000, block=128)).has_partial == 1  # ragged end
 
 
 def test_padding_limits_against_brute_force(layout):

@@ -138,7 +138,7 @@ def attention_dkdv_kernel(
         LENGTH_CLASS, LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
         BLOCK_D: tl.constexpr, HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
         SCHEDULED: tl.constexpr, PRECISION: tl.constexpr, EVEN_D: tl.constexpr,
-        COLUMN_RUNS: tl.constexpr):
+        COLUMN_RUNS: tl.constexpr, HAS_PARTIAL: tl.constexpr, HAS_SPLITS: tl.constexpr):
     # SCHEDULED: the column schedule (longest first, long columns split, partial dK/dV to
     # the workspace) applies when every query head of a GQA group reads the same column,
     # i.e. a broadcast layout (SCHED_HEADS = 1) or no grouping (SCHED_HEADS = H_KV = H).
@@ -223,20 +223,22 @@ def attention_dkdv_kernel(
                     Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
                     qk_scale, seed, dropout_p, keep_threshold, BLOCK_M, BLOCK_N, False,
                     HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, COLUMN_RUNS, True)
-            for t in range(part_start * SUBTILES, part_end * SUBTILES):
-                qb = tl.load(PART_IDX + t // SUBTILES)
-                code = tl.load(PART_CODE + t // SUBTILES)
-                dk, dv = _dkdv_tile(
-                    dk, dv, k, v, Qh, DOh, LSEh, DELTAh,
-                    qb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_M, start_n, offs_d, code, b, bh,
-                    N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
-                    qk_scale, seed, dropout_p, keep_threshold, BLOCK_M, BLOCK_N, True,
-                    HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, COLUMN_RUNS, True)
+            if HAS_PARTIAL:  # (no partial block in the layout: no loop to set up)
+                for t in range(part_start * SUBTILES, part_end * SUBTILES):
+                    qb = tl.load(PART_IDX + t // SUBTILES)
+                    code = tl.load(PART_CODE + t // SUBTILES)
+                    dk, dv = _dkdv_tile(
+                        dk, dv, k, v, Qh, DOh, LSEh, DELTAh,
+                        qb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_M, start_n, offs_d, code, b,
+                        bh, N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM,
+                        stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold, BLOCK_M,
+                        BLOCK_N, True, HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D,
+                        COLUMN_RUNS, True)
 
     dk = dk * sm_scale
     out_mask = n_ok[:, None] & d_ok[None, :]
     slot = -1
-    if SCHEDULED:
+    if SCHEDULED and HAS_SPLITS:
         slot = tl.load(entry + 5)
     if slot < 0:
         DK += b.to(tl.int64) * stride_dkb + kv_h.to(tl.int64) * stride_dkh
@@ -293,7 +295,8 @@ def attention_dq_kernel(
         H, N, Nk, D, NUM_Q_BLOCKS, LAYOUT_HEADS, GROUP, WS_SLOTS, LENGTH_CLASS,
         LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
         BLOCK_D: tl.constexpr, HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
-        PRECISION: tl.constexpr, EVEN_D: tl.constexpr):
+        PRECISION: tl.constexpr, EVEN_D: tl.constexpr, HAS_PARTIAL: tl.constexpr,
+        HAS_SPLITS: tl.constexpr):
     # Scheduled like the forward (same entries): a split row's chunks each add their part
     # of dQ into the workspace, summed by sum_split_rows_kernel.
     entry, q_block, tile, b, h, pid_g = scheduled_program(
@@ -332,16 +335,20 @@ def attention_dq_kernel(
                       offs_m, offs_d, 0, b, bh, Nk, D, stride_kn, stride_kd, stride_vn,
                       stride_vd, KPM, stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold,
                       BLOCK_N, False, HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D)
-    for t in range(tl.load(entry + 3) * SUBTILES, part_end * SUBTILES):
-        kb = tl.load(PART_IDX + t // SUBTILES)
-        code = tl.load(PART_CODE + t // SUBTILES)
-        dq = _dq_tile(dq, q, do, lse2, delta, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N,
-                      offs_m, offs_d, code, b, bh, Nk, D, stride_kn, stride_kd, stride_vn,
-                      stride_vd, KPM, stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold,
-                      BLOCK_N, True, HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D)
+    if HAS_PARTIAL:  # (no partial block in the layout: no loop to set up)
+        for t in range(tl.load(entry + 3) * SUBTILES, part_end * SUBTILES):
+            kb = tl.load(PART_IDX + t // SUBTILES)
+            code = tl.load(PART_CODE + t // SUBTILES)
+            dq = _dq_tile(dq, q, do, lse2, delta, K, V,
+                          kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N, offs_m, offs_d, code, b,
+                          bh, Nk, D, stride_kn, stride_kd, stride_vn, stride_vd, KPM,
+                          stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold, BLOCK_N, True,
+                          HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D)
 
     dq = dq * sm_scale
-    slot = tl.load(entry + 5)
+    slot = -1
+    if HAS_SPLITS:
+        slot = tl.load(entry + 5)
     if slot < 0:
         DQ += b.to(tl.int64) * stride_dqb + h.to(tl.int64) * stride_dqh
         tl.store(DQ + offs_m[:, None] * stride_dqn + offs_d[None, :] * stride_dqd,

@@ -72,7 +72,8 @@ def attention_forward_kernel(
         H, N, Nk, D, NUM_Q_BLOCKS, LAYOUT_HEADS, GROUP, WS_SLOTS, LENGTH_CLASS,
         LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
         BLOCK_D: tl.constexpr, HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
-        PRECISION: tl.constexpr, EVEN_D: tl.constexpr, USE_TMA: tl.constexpr):
+        PRECISION: tl.constexpr, EVEN_D: tl.constexpr, USE_TMA: tl.constexpr,
+        ROW_RUNS: tl.constexpr, HAS_PARTIAL: tl.constexpr, HAS_SPLITS: tl.constexpr):
     # Program (entry, query tile within the layout block) x (batch, head repeat). The
     # schedule entry names the layout row and the stretch of its lists this program walks.
     entry, q_block, tile, b, h, pid_g = scheduled_program(
@@ -113,30 +114,39 @@ def attention_forward_kernel(
     # Consecutive key blocks are walked with offsets computed, not read (consecutive_run);
     # other lists through the table. Two loops in sequence, one of them empty, rather than
     # an if/else: the compiler reuses the shared memory of sequential loops' pipelines but
-    # not of two branches' (which would not fit at D=128).
-    run = consecutive_run(FULL_IDX, full_start, full_end, LAYOUT_BLOCK)
-    run_tiles = tl.where(run >= 0, full_end - full_start, 0) * SUBTILES
+    # not of two branches' (which would not fit at D=128). Layout-wide facts leave loops
+    # out at compile time: ROW_RUNS (every row consecutive) the table walk, no HAS_PARTIAL
+    # the partial one. An empty loop still costs its pipeline's set-up, 2-3% of a 7-block
+    # row's program in a minimal forward (benchmarks/NOTES.md, v14).
+    if ROW_RUNS:
+        run = tl.load(FULL_IDX + full_start, mask=full_end > full_start, other=0) * LAYOUT_BLOCK
+        run_tiles = (full_end - full_start) * SUBTILES
+    else:
+        run = consecutive_run(FULL_IDX, full_start, full_end, LAYOUT_BLOCK)
+        run_tiles = tl.where(run >= 0, full_end - full_start, 0) * SUBTILES
     for t in range(0, run_tiles):
         acc, l_i, m_i = _attend_tile(
             acc, l_i, m_i, q, K, V, run + t * BLOCK_N, offs_m, offs_d, 0, b, bh, Nk, D,
             stride_kn, stride_kd, stride_vn, stride_vd, KPM, stride_kpm_b, qk_scale, seed,
             dropout_p, keep_threshold, BLOCK_N, False, HAS_PADDING, HAS_DROPOUT, PRECISION,
             EVEN_D, USE_TMA)
-    for t in range(full_start * SUBTILES + run_tiles, full_end * SUBTILES):
-        kb = tl.load(FULL_IDX + t // SUBTILES)
-        acc, l_i, m_i = _attend_tile(
-            acc, l_i, m_i, q, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N, offs_m,
-            offs_d, 0, b, bh, Nk, D, stride_kn, stride_kd, stride_vn, stride_vd, KPM,
-            stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold, BLOCK_N, False,
-            HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, USE_TMA)
-    for t in range(tl.load(entry + 3) * SUBTILES, part_end * SUBTILES):
-        kb = tl.load(PART_IDX + t // SUBTILES)
-        code = tl.load(PART_CODE + t // SUBTILES)
-        acc, l_i, m_i = _attend_tile(
-            acc, l_i, m_i, q, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N, offs_m,
-            offs_d, code, b, bh, Nk, D, stride_kn, stride_kd, stride_vn, stride_vd, KPM,
-            stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold, BLOCK_N, True,
-            HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, USE_TMA)
+    if not ROW_RUNS:
+        for t in range(full_start * SUBTILES + run_tiles, full_end * SUBTILES):
+            kb = tl.load(FULL_IDX + t // SUBTILES)
+            acc, l_i, m_i = _attend_tile(
+                acc, l_i, m_i, q, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N, offs_m,
+                offs_d, 0, b, bh, Nk, D, stride_kn, stride_kd, stride_vn, stride_vd, KPM,
+                stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold, BLOCK_N, False,
+                HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, USE_TMA)
+    if HAS_PARTIAL:
+        for t in range(tl.load(entry + 3) * SUBTILES, part_end * SUBTILES):
+            kb = tl.load(PART_IDX + t // SUBTILES)
+            code = tl.load(PART_CODE + t // SUBTILES)
+            acc, l_i, m_i = _attend_tile(
+                acc, l_i, m_i, q, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N, offs_m,
+                offs_d, code, b, bh, Nk, D, stride_kn, stride_kd, stride_vn, stride_vd, KPM,
+                stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold, BLOCK_N, True,
+                HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, USE_TMA)
 
     # Rows with no key left: O = 0 and lse = -inf (never NaN).
     has_keys = l_i > 0.0
@@ -145,7 +155,9 @@ def attention_forward_kernel(
     # subtracts it from base-2 scores directly, and a round trip through the natural log
     # would round it twice (visible at large logits). ``attention`` converts it for users.
     lse = tl.where(has_keys, m_i + tl.math.log2(tl.where(has_keys, l_i, 1.0)), float("-inf"))
-    slot = tl.load(entry + 5)
+    slot = -1
+    if HAS_SPLITS:  # some row of the layout is split across programs (else no branch)
+        slot = tl.load(entry + 5)
     if slot < 0:
         O += b.to(tl.int64) * stride_ob + h.to(tl.int64) * stride_oh
         tl.store(O + offs_m[:, None] * stride_on + offs_d[None, :] * stride_od,

@@ -135,6 +135,8 @@ class LayoutMeta:
     row_blocks: int     # mean blocks per row, rounded down (Layout.mean_blocks("kv"))
     col_blocks: int     # mean blocks per column (Layout.mean_blocks("q"))
     column_runs: int    # 1: every column's blocks are consecutive (Layout.columns_are_runs)
+    row_runs: int       # 1: every row's blocks are consecutive (Layout.rows_are_runs)
+    has_partial: int    # 1: some block has an element mask (causal diagonal, ragged end)
 
     @classmethod
     def of(cls, layout) -> "LayoutMeta":
@@ -276,7 +278,8 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
          H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots, row_class),
         LAYOUT_BLOCK=meta.block, BLOCK_D=block_d, HAS_PADDING=has_padding,
         HAS_DROPOUT=dropout_p > 0, PRECISION=_precision(q.dtype), EVEN_D=block_d == D,
-        USE_TMA=use_tma)
+        USE_TMA=use_tma, ROW_RUNS=bool(meta.row_runs), HAS_PARTIAL=bool(meta.has_partial),
+        HAS_SPLITS=meta.kv_slots > 0)
     if meta.kv_slots:
         # One launch for every split row: the merge is a handful of microseconds of GPU work,
         # and a chain of small torch ops would cost more in launches than the split saves.
@@ -322,7 +325,8 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
     block_d = head_dim_tile(D)
     common = dict(LAYOUT_BLOCK=meta.block, BLOCK_D=block_d,
                   HAS_PADDING=has_padding, HAS_DROPOUT=dropout_p > 0,
-                  PRECISION=_precision(q.dtype), EVEN_D=block_d == D)
+                  PRECISION=_precision(q.dtype), EVEN_D=block_d == D,
+                  HAS_PARTIAL=bool(meta.has_partial))
     scalars = (scale * LOG2E, float(scale), seed, float(dropout_p), threshold)
     lse = lse.contiguous()
 
@@ -339,7 +343,7 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
         scalars,
         (*q.stride(), *k.stride(), *v.stride(), *do.stride(), *o.stride(), *dq.stride(),
          s_kpm, s_lim, H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots,
-         row_class), **common)
+         row_class), HAS_SPLITS=meta.kv_slots > 0, **common)
     if meta.kv_slots:
         _add_split_partials(ws_dq, tables[11], tables[12], dq, H, N, meta.num_q_blocks,
                             meta.heads, meta.kv_slots, groups, meta.block)
@@ -372,7 +376,8 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
         (*q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
          s_kpm, s_lim, H, H_kv, N, Nk, D, meta.num_kv_blocks, meta.heads, H // H_kv,
          sched_heads, meta.q_slots, col_class),
-        SCHEDULED=scheduled, COLUMN_RUNS=column_runs, **common)
+        SCHEDULED=scheduled, COLUMN_RUNS=column_runs, HAS_SPLITS=scheduled and meta.q_slots > 0,
+        **common)
     if scheduled and meta.q_slots:
         for ws, grad in ((ws_dk, dk), (ws_dv, dv)):
             _add_split_partials(ws, tables[14], tables[15], grad, H_kv, Nk, meta.num_kv_blocks,

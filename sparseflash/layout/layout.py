@@ -255,28 +255,39 @@ class Layout:
         return (entries.shape[0], int((entries[:, SLOT] >= 0).sum()),
                 self._build(f"{axis}_split_rows", cpu=True).numel())
 
-    def columns_are_runs(self) -> bool:
-        """Whether every column lists its full query blocks consecutively (dense, causal,
-        banded layouts; not butterfly or random ones). The dK/dV kernel then walks them
-        at computed offsets instead of through the table."""
-        offsets = self._build("full_q_offsets", cpu=True).long()
-        flat = self._build("full_q_flat", cpu=True).long()
+    def _lists_are_runs(self, axis: str) -> bool:
+        offsets = self._build(f"full_{axis}_offsets", cpu=True).long()
+        flat = self._build(f"full_{axis}_flat", cpu=True).long()
         starts, ends = offsets[:-1], offsets[1:]
         listed = ends > starts
         first, last = flat[starts[listed]], flat[ends[listed] - 1]
         return bool(torch.equal(last - first, ends[listed] - starts[listed] - 1))
 
+    def columns_are_runs(self) -> bool:
+        """Whether every column lists its full query blocks consecutively (dense, causal,
+        banded layouts; not butterfly or random ones). The dK/dV kernel then walks them
+        at computed offsets instead of through the table."""
+        return self._lists_are_runs("q")
+
+    def rows_are_runs(self) -> bool:
+        """Whether every row lists its full key blocks consecutively. The forward walks
+        such rows at computed offsets anyway; when all of them are, it is compiled without
+        the table walk, whose empty loop still costs a short row's program a few percent."""
+        return self._lists_are_runs("kv")
+
     def kernel_meta(self) -> Tuple[int, ...]:
         """The integers the kernels need beside :meth:`kernel_tables`, in the field order of
         ``sparseflash.kernels.launch.LayoutMeta``: block, heads, nq, nk, the ``kv`` and ``q``
-        :meth:`schedule_sizes`, the ``kv`` and ``q`` :meth:`mean_blocks`, and
-        :meth:`columns_are_runs`. One place, so the launcher and ``attention()`` (which
+        :meth:`schedule_sizes`, the ``kv`` and ``q`` :meth:`mean_blocks`,
+        :meth:`columns_are_runs`, :meth:`rows_are_runs`, and whether any block is partial
+        (has an element mask). One place, so the launcher and ``attention()`` (which
         must not import Triton) cannot disagree."""
         if self._kernel_meta is None:  # read on every attention() call: derive once, on the CPU
             self._kernel_meta = (
                 self.block, self.num_heads, self.num_q_blocks, self.num_kv_blocks,
                 *self.schedule_sizes("kv"), *self.schedule_sizes("q"),
-                self.mean_blocks("kv"), self.mean_blocks("q"), int(self.columns_are_runs()))
+                self.mean_blocks("kv"), self.mean_blocks("q"), int(self.columns_are_runs()),
+                int(self.rows_are_runs()), int(self.partial_keys.numel() > 0))
         return self._kernel_meta
 
     def kernel_tables(self) -> Tuple[torch.Tensor, ...]:
