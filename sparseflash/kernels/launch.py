@@ -3,8 +3,9 @@ tile under the Triton interpreter), compute grids, and pass strides, so the kern
 non-contiguous inputs.
 
 Autotuning is keyed on what changes the best tile (head dim and whether it fills its tile,
-dtype, layout block, padding, dropout, TMA loads, and a capped class of the mean row
-length: see :func:`length_class`), never on the sequence length itself; ``N`` and ``Nk``
+dtype, layout block, padding, dropout, TMA loads, whether the layout has partial blocks or
+only consecutive rows, and a capped class of the mean row length: see
+:func:`length_class`), never on the sequence length itself; ``N`` and ``Nk``
 are not specialised either, so a new length reuses the compiled kernel.
 """
 
@@ -89,10 +90,13 @@ def head_dim_tile(D: int) -> int:
     return max(16, 1 << (D - 1).bit_length())  # (triton.next_power_of_2 costs more per call)
 
 
+# HAS_PARTIAL and ROW_RUNS leave whole loops out, which changes the best tile: shared by
+# dense and causal layouts (one length class), dense's tile made the causal dQ 34% slower
+# at D=64 (benchmarks/NOTES.md, v14).
 _KEY = ["BLOCK_D", "LAYOUT_BLOCK", "HAS_PADDING", "HAS_DROPOUT", "PRECISION", "LENGTH_CLASS",
-        "EVEN_D"]
+        "EVEN_D", "HAS_PARTIAL"]
 _KEY_DKDV = _KEY + ["SCHEDULED", "COLUMN_RUNS"]
-_KEY_FWD = _KEY + ["USE_TMA"]
+_KEY_FWD = _KEY + ["USE_TMA", "ROW_RUNS"]
 
 
 def _tuned(kernel, kind: str) -> Kernel:
