@@ -83,6 +83,11 @@ def main() -> None:
                   f"all bwd kernels {row['bwd_kernels_ms']:.3f} ms  "
                   f"fwd+bwd {row['fwd_bwd_tflops']:6.1f} TFLOP/s ({fb_ms:.3f} ms)")
             sys.stdout.flush()
+    # The tiles the autotuner picked, per kernel and key (session 12: which tile a layout
+    # got explains some A/B differences).
+    for name in ("_forward", "_dq", "_dkdv"):
+        for key, cfg in getattr(getattr(launch, name), "picked", {}).items():
+            print(f"{args.label} picked {name} {key}: {cfg}")
     if args.out:
         with open(args.out, "w") as f:
             json.dump(rows, f, indent=1)
