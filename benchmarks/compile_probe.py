@@ -28,7 +28,8 @@ _POINTERS = {"Q": "*{dt}", "K": "*{dt}", "V": "*{dt}", "O": "*{dt}", "LSE": "*fp
              "DO": "*{dt}", "DK": "*{dt}", "DV": "*{dt}", "DELTA": "*fp32",
              "FULL_OFF": "*i32", "FULL_IDX": "*i32", "PART_OFF": "*i32", "PART_IDX": "*i32",
              "PART_CODE": "*i32", "SCHED": "*i32", "WS_O": "*fp32", "WS_LSE": "*fp32",
-             "WS_DK": "*fp32", "WS_DV": "*fp32", "KPM": "*i8", "KV_LIMITS": "*i32"}
+             "WS_DK": "*fp32", "WS_DV": "*fp32", "WS_DQ": "*fp32", "DQ": "*{dt}",
+             "KPM": "*i8", "KV_LIMITS": "*i32"}
 _IR_OPS = ("ttg.convert_layout", "ttg.local_alloc", "ttg.local_load", "tt.join",
            "tt.reshape", "ttng.warp_group_dot", "tt.dot")
 _PTX_OPS = ("wgmma.mma_async", "mma.sync", "cp.async.commit_group", "cp.async.bulk",
@@ -41,7 +42,7 @@ def probe(*, dropout: bool, padding: bool, block_m: int, block_n: int, head_dim:
           stages: int, warps: int, dtype: str = "bf16", arch: int = 90, kernel: str = "fwd",
           tma: bool = False, column_runs: bool = False, lean: bool = False) -> Dict[str, int]:
     """Counts of IR ops and PTX instructions of one compiled kernel: the forward (``tma``:
-    K/V through tensor descriptors) or dK/dV (``column_runs``: its walk of consecutive
+    K/V through tensor descriptors), dQ, or dK/dV (``column_runs``: its walk of consecutive
     columns on transposed scores). The kernel is compiled for a layout with partial blocks
     and split rows (and, forward, rows that are not all consecutive) unless ``lean``: the
     code of a banded layout like ``local(3)``, with those walks and branches left out."""
@@ -49,7 +50,7 @@ def probe(*, dropout: bool, padding: bool, block_m: int, block_n: int, head_dim:
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    from sparseflash.kernels.backward import attention_dkdv_kernel
+    from sparseflash.kernels.backward import attention_dkdv_kernel, attention_dq_kernel
     from sparseflash.kernels.forward import attention_forward_kernel
 
     constants = dict(LAYOUT_BLOCK=128, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_D=head_dim,
@@ -58,6 +59,8 @@ def probe(*, dropout: bool, padding: bool, block_m: int, block_n: int, head_dim:
     if kernel == "fwd":
         kernel = attention_forward_kernel
         constants.update(USE_TMA=tma, ROW_RUNS=lean)
+    elif kernel == "dq":
+        kernel = attention_dq_kernel
     else:
         kernel = attention_dkdv_kernel
         constants.update(SCHEDULED=True, COLUMN_RUNS=column_runs)
@@ -133,7 +136,7 @@ def main(argv=None) -> None:
     p.add_argument("--stages", type=int, default=3)
     p.add_argument("--warps", type=int, default=4)
     p.add_argument("--arch", type=int, default=90, help="compute capability x 10")
-    p.add_argument("--kernel", choices=["fwd", "dkdv"], default="fwd")
+    p.add_argument("--kernel", choices=["fwd", "dkdv", "dq"], default="fwd")
     p.add_argument("--tma", action="store_true", help="forward: K/V through tensor descriptors")
     p.add_argument("--column-runs", action="store_true",
                    help="dK/dV: consecutive columns at computed offsets, transposed scores")

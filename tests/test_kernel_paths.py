@@ -129,28 +129,30 @@ def test_later_launches_skip_the_autotuner(monkeypatch):
     assert len(autotuner_runs) == 2 and len(fresh.picked) == 2
 
 
-# (pattern, N, block, B): layouts whose facts select each variant of the kernels' code,
-# with (row_runs, has_partial, kv_slots > 0, q_slots > 0) as the layout reports them.
+# (pattern, N, block, B, D): layouts whose facts select each variant of the kernels' code,
+# with (row_runs, has_partial, kv_slots > 0, q_slots > 0) as the layout reports them. At
+# D > 64 the dQ kernel keeps its partial walk on every layout (launch.backward).
 LAYOUT_FACTS = [
-    ("local(1)", 64, 16, 1, (1, 0, False, False)),
-    ("butterfly", 64, 16, 1, (0, 0, False, False)),
-    ("causal", 64, 16, 2, (1, 1, False, False)),
-    ("dense", 70, 32, 1, (1, 1, False, False)),               # ragged last block
-    ("local(1) | global(1)", 256, 16, 2, (0, 0, True, True)),  # the global row is split
-    ("global(1) & causal", 256, 16, 1, (1, 1, False, True)),  # column 0 is split
+    ("local(1)", 64, 16, 1, 16, (1, 0, False, False)),
+    ("local(1)", 64, 16, 1, 80, (1, 0, False, False)),
+    ("butterfly", 64, 16, 1, 16, (0, 0, False, False)),
+    ("causal", 64, 16, 2, 16, (1, 1, False, False)),
+    ("dense", 70, 32, 1, 16, (1, 1, False, False)),                # ragged last block
+    ("local(1) | global(1)", 256, 16, 2, 16, (0, 0, True, True)),  # the global row is split
+    ("global(1) & causal", 256, 16, 1, 16, (1, 1, False, True)),   # column 0 is split
 ]
 
 
-@pytest.mark.parametrize("case", LAYOUT_FACTS, ids=[f"{c[0]}-{c[1]}" for c in LAYOUT_FACTS])
+@pytest.mark.parametrize("case", LAYOUT_FACTS, ids=[f"{c[0]}-{c[1]}-d{c[4]}" for c in LAYOUT_FACTS])
 def test_code_left_out_for_layout_facts(case):
     """Each combination of the layout facts the kernels are specialised on, forward and
     backward against the float64 golden run. The facts are asserted first, so a change to
     how a layout reports them cannot quietly leave a variant untested."""
-    pattern, N, block, B, facts = case
+    pattern, N, block, B, D, facts = case
     layout = sparseflash.compile_layout(pattern, N, block=block)
     meta = launch.LayoutMeta.of(layout)
     assert (meta.row_runs, meta.has_partial, meta.kv_slots > 0, meta.q_slots > 0) == facts
-    q, k, v = make_qkv(B, 2, 2, N, N, 16, seed=11)
+    q, k, v = make_qkv(B, 2, 2, N, N, D, seed=11)
     check_attention(q, k, v, pattern, backend="triton", block=block)
 
 

@@ -329,8 +329,7 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
     block_d = head_dim_tile(D)
     common = dict(LAYOUT_BLOCK=meta.block, BLOCK_D=block_d,
                   HAS_PADDING=has_padding, HAS_DROPOUT=dropout_p > 0,
-                  PRECISION=_precision(q.dtype), EVEN_D=block_d == D,
-                  HAS_PARTIAL=bool(meta.has_partial))
+                  PRECISION=_precision(q.dtype), EVEN_D=block_d == D)
     scalars = (scale * LOG2E, float(scale), seed, float(dropout_p), threshold)
     lse = lse.contiguous()
 
@@ -347,7 +346,11 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
         scalars,
         (*q.stride(), *k.stride(), *v.stride(), *do.stride(), *o.stride(), *dq.stride(),
          s_kpm, s_lim, H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots,
-         row_class), HAS_SPLITS=meta.kv_slots > 0, **common)
+         row_class), HAS_SPLITS=meta.kv_slots > 0,
+        # Without its (empty) partial walk the dQ kernel measured 6-9% faster at D=64 and
+        # no faster at D=128, where the dense one was 3.5% slower in three calls (register
+        # use 237 -> 181 in the local compile; benchmarks/NOTES.md, v14): above D=64 it keeps it.
+        HAS_PARTIAL=bool(meta.has_partial) or block_d > 64, **common)
     if meta.kv_slots:
         _add_split_partials(ws_dq, tables[11], tables[12], dq, H, N, meta.num_q_blocks,
                             meta.heads, meta.kv_slots, groups, meta.block)
@@ -381,7 +384,7 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
          s_kpm, s_lim, H, H_kv, N, Nk, D, meta.num_kv_blocks, meta.heads, H // H_kv,
          sched_heads, meta.q_slots, col_class),
         SCHEDULED=scheduled, COLUMN_RUNS=column_runs, HAS_SPLITS=scheduled and meta.q_slots > 0,
-        **common)
+        HAS_PARTIAL=bool(meta.has_partial), **common)
     if scheduled and meta.q_slots:
         for ws, grad in ((ws_dk, dk), (ws_dv, dv)):
             _add_split_partials(ws, tables[14], tables[15], grad, H_kv, Nk, meta.num_kv_blocks,
