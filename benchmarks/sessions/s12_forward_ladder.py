@@ -117,17 +117,23 @@ def _ladder(Q, K, V, O, LSE, FULL_IDX, PART_IDX, SCHED, RUNS, N, qk_scale,
                  (acc / l_i[:, None]).to(O.dtype.element_ty))
 
 
+def _rung(**on):
+    """The ladder's switches: those named on, the rest off."""
+    flags = dict(ROW_MASKS=False, SCHED_ROW=False, RUN_IN_ENTRY=False, EMPTY_LOOPS=False,
+                 EPILOGUE=False)
+    return {**flags, **on}
+
+
 RUNGS = {
-    "minimal": dict(ROW_MASKS=False, SCHED_ROW=False, RUN_IN_ENTRY=False, EMPTY_LOOPS=False, EPILOGUE=False),
-    "sched": dict(ROW_MASKS=False, SCHED_ROW=True, RUN_IN_ENTRY=False, EMPTY_LOOPS=False, EPILOGUE=False),
-    "sched+run-in-entry": dict(ROW_MASKS=False, SCHED_ROW=True, RUN_IN_ENTRY=True, EMPTY_LOOPS=False,
-                               EPILOGUE=False),
-    "+empty-loops": dict(ROW_MASKS=False, SCHED_ROW=True, RUN_IN_ENTRY=False, EMPTY_LOOPS=True, EPILOGUE=False),
-    "+epilogue": dict(ROW_MASKS=False, SCHED_ROW=True, RUN_IN_ENTRY=False, EMPTY_LOOPS=True, EPILOGUE=True),
-    "+epilogue, run-in-entry": dict(ROW_MASKS=False, SCHED_ROW=True, RUN_IN_ENTRY=True, EMPTY_LOOPS=True,
-                                    EPILOGUE=True),
-    "+epilogue+row-masks": dict(SCHED_ROW=True, RUN_IN_ENTRY=False, EMPTY_LOOPS=True,
-                                EPILOGUE=True, ROW_MASKS=True),
+    "minimal": _rung(),
+    "sched": _rung(SCHED_ROW=True),
+    "sched+run-in-entry": _rung(SCHED_ROW=True, RUN_IN_ENTRY=True),
+    "+empty-loops": _rung(SCHED_ROW=True, EMPTY_LOOPS=True),
+    "+epilogue": _rung(SCHED_ROW=True, EMPTY_LOOPS=True, EPILOGUE=True),
+    "+epilogue, run-in-entry": _rung(SCHED_ROW=True, RUN_IN_ENTRY=True, EMPTY_LOOPS=True,
+                                     EPILOGUE=True),
+    "+epilogue+row-masks": _rung(SCHED_ROW=True, EMPTY_LOOPS=True, EPILOGUE=True,
+                                 ROW_MASKS=True),
 }
 CONFIGS = {64: [(64, 4, 3), (64, 8, 3)], 128: [(64, 8, 3)]}
 
@@ -144,7 +150,8 @@ def main() -> None:
     device = "cuda" if torch.cuda.is_available() else "cpu"
     dtype = torch.bfloat16 if device == "cuda" else torch.float32
     if device == "cuda":
-        print("triton", triton.__version__, "torch", torch.__version__, torch.cuda.get_device_name())
+        print("triton", triton.__version__, "torch", torch.__version__,
+              torch.cuda.get_device_name())
     failures = 0
     for d in (64, 128):
         q, k, v = (torch.randn(1, H, N, d, device=device, dtype=dtype) for _ in range(3))
@@ -171,11 +178,12 @@ def main() -> None:
                 if pattern != "local(3)" and not flags["SCHED_ROW"]:
                     continue
                 for bn, w, st in CONFIGS[d]:
-                    runs_list.append((f"{name} n{bn} w{w} s{st}", lambda flags=flags, bn=bn, w=w, st=st:
-                                      _ladder[(N // ROWS, H)](
+                    grid = (N // ROWS, H)
+                    runs_list.append((f"{name} n{bn} w{w} s{st}",
+                                      lambda flags=flags, bn=bn, w=w, st=st: _ladder[grid](
                                           q, k, v, o, lse, full_idx, part_idx, sched, runs, N,
-                                          scale * 1.4426950408889634, BLOCK_N=bn, D=d, BLOCK=ROWS,
-                                          num_warps=w, num_stages=st, **flags)))
+                                          scale * 1.4426950408889634, BLOCK_N=bn, D=d,
+                                          BLOCK=ROWS, num_warps=w, num_stages=st, **flags)))
             print(f"D={d} {pattern} (density {layout.density:.4f}), N={N}, H={H}, {dtype}, fwd:")
             for label, run in runs_list:
                 o.fill_(float("nan"))

@@ -16,10 +16,13 @@ kernels before anything in sparseflash changes:
   loop inside (saves only the launch of a program);
 * ``flat``: ``G`` programs, each one flat loop over all tiles of all its items, the query
   load and the output store under ``if`` at item boundaries (the shape of Triton's early
-  persistent matmul tutorial, which its software pipeliner accepts);
+  persistent matmul tutorial, which its software pipeliner accepts); ``flat-qapart`` loads
+  the query tile every iteration, masked off but at item starts, instead of the ``if``;
 
-on a dense layout and on ``local(3)``, D = 64 and 128, bf16, every output checked
-against the plain kernel's (itself checked against SDPA).
+on a dense layout and on ``local(3)``, D = 64 and 128, bf16, every output checked against
+SDPA in float32 with the block mask. The "sparseflash forward" rows (call 1 of session 12)
+also time a copy of the output into the shared buffer, ~10% of a short call: not
+comparable with the others (benchmarks/NOTES.md, v14).
 """
 
 import argparse

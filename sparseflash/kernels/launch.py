@@ -90,9 +90,9 @@ def head_dim_tile(D: int) -> int:
     return max(16, 1 << (D - 1).bit_length())  # (triton.next_power_of_2 costs more per call)
 
 
-# HAS_PARTIAL and ROW_RUNS leave whole loops out, which changes the best tile: shared by
-# dense and causal layouts (one length class), dense's tile made the causal dQ 34% slower
-# at D=64 (benchmarks/NOTES.md, v14).
+# HAS_PARTIAL and ROW_RUNS leave whole loops out, which changes the best tile: keyed
+# without them, causal (dense's length class) ran the tile tuned for dense's kernel, which
+# has no partial walk, and its dQ was 34% slower at D=64 (benchmarks/NOTES.md, v14).
 _KEY = ["BLOCK_D", "LAYOUT_BLOCK", "HAS_PADDING", "HAS_DROPOUT", "PRECISION", "LENGTH_CLASS",
         "EVEN_D", "HAS_PARTIAL"]
 _KEY_DKDV = _KEY + ["SCHEDULED", "COLUMN_RUNS"]
@@ -348,8 +348,8 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
          s_kpm, s_lim, H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots,
          row_class), HAS_SPLITS=meta.kv_slots > 0,
         # Without its (empty) partial walk the dQ kernel measured 6-9% faster at D=64 and
-        # no faster at D=128, where the dense one was 3.5% slower in three calls (register
-        # use 237 -> 181 in the local compile; benchmarks/NOTES.md, v14): above D=64 it keeps it.
+        # no faster at D=128, where the dense one was 3.5% slower in three calls (not
+        # understood; benchmarks/NOTES.md, v14): above D=64 it keeps the walk.
         HAS_PARTIAL=bool(meta.has_partial) or block_d > 64, **common)
     if meta.kv_slots:
         _add_split_partials(ws_dq, tables[11], tables[12], dq, H, N, meta.num_q_blocks,

@@ -256,6 +256,8 @@ class Layout:
                 self._build(f"{axis}_split_rows", cpu=True).numel())
 
     def _lists_are_runs(self, axis: str) -> bool:
+        """Whether every row (``"kv"``) or column (``"q"``) lists consecutive full blocks:
+        lists ascend, so last - first = count - 1."""
         offsets = self._build(f"full_{axis}_offsets", cpu=True).long()
         flat = self._build(f"full_{axis}_flat", cpu=True).long()
         starts, ends = offsets[:-1], offsets[1:]
