@@ -177,10 +177,13 @@ def scheduled_program(SCHED, H, NUM_ROWS, LAYOUT_HEADS, TILES: tl.constexpr):
 
 
 @triton.jit
-def consecutive_run(IDX, start, end, LAYOUT_BLOCK: tl.constexpr):
+def consecutive_run(IDX, start, end, LAYOUT_BLOCK: tl.constexpr,
+                    KNOWN_RUN: tl.constexpr = False):
     """Element offset of the first block listed at ``IDX[start:end]`` when the listed blocks
     are consecutive (dense, banded and causal rows and columns), else -1 (also when the
     stretch is empty). Lists ascend, so they are consecutive when last - first = count - 1.
+    ``KNOWN_RUN``: the layout's lists are all consecutive (``Layout.rows_are_runs``), so
+    the test and its load are skipped (an empty stretch then gives 0, and no tiles).
 
     The kernels walk a consecutive run with each tile's offset computed instead of read:
     a table read inside the loop costs Triton's software pipeliner an asynchronous copy, a
@@ -191,5 +194,7 @@ def consecutive_run(IDX, start, end, LAYOUT_BLOCK: tl.constexpr):
     computed offsets, and sparseflash's dQ is faster than that minimal one already."""
     nonempty = end > start
     first = tl.load(IDX + start, mask=nonempty, other=0)
+    if KNOWN_RUN:
+        return first * LAYOUT_BLOCK
     last = tl.load(IDX + end - 1, mask=nonempty, other=-1)
     return tl.where(nonempty & (last - first == end - 1 - start), first * LAYOUT_BLOCK, -1)

@@ -118,12 +118,9 @@ def attention_forward_kernel(
     # out at compile time: ROW_RUNS (every row consecutive) the table walk, no HAS_PARTIAL
     # the partial one. An empty loop still costs its pipeline's set-up, 2-3% of a 7-block
     # row's program in a minimal forward (benchmarks/NOTES.md, v14).
-    if ROW_RUNS:
-        run = tl.load(FULL_IDX + full_start, mask=full_end > full_start, other=0) * LAYOUT_BLOCK
-        run_tiles = (full_end - full_start) * SUBTILES
-    else:
-        run = consecutive_run(FULL_IDX, full_start, full_end, LAYOUT_BLOCK)
-        run_tiles = tl.where(run >= 0, full_end - full_start, 0) * SUBTILES
+    run = consecutive_run(FULL_IDX, full_start, full_end, LAYOUT_BLOCK, KNOWN_RUN=ROW_RUNS)
+    run_tiles = (full_end - full_start if ROW_RUNS
+                 else tl.where(run >= 0, full_end - full_start, 0)) * SUBTILES
     for t in range(0, run_tiles):
         acc, l_i, m_i = _attend_tile(
             acc, l_i, m_i, q, K, V, run + t * BLOCK_N, offs_m, offs_d, 0, b, bh, Nk, D,
