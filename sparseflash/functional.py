@@ -9,6 +9,7 @@ the autograd formula; and the public :func:`attention` with its checks.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import weakref
@@ -356,13 +357,11 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     # Under torch.compile the custom op keeps attention one opaque graph node; in eager
     # mode the autograd.Function runs the same code with less per-call overhead.
     call = _forward_op if torch.compiler.is_compiling() else _Attention.apply
-    if autocast:
-        # The inputs already have the autocast dtype; autocast must not also lower the
-        # torch backend's float32 accumulation, and eager and compiled calls must compute
-        # the same. (Entering the context costs host time: only when autocast is on.)
-        with torch.autocast(q.device.type, enabled=False):
-            out, lse = call(*args)
-    else:
+    # The inputs already have the autocast dtype; autocast must not also lower the torch
+    # backend's float32 accumulation, and eager and compiled calls must compute the same.
+    # (Entering torch.autocast costs host time: only when autocast is on.)
+    with (torch.autocast(q.device.type, enabled=False) if autocast
+          else contextlib.nullcontext()):
         out, lse = call(*args)
     if not return_lse:
         return out
