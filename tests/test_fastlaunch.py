@@ -130,3 +130,47 @@ def test_a_launcher_that_refuses_the_arguments_means_triton_from_then_on(kernel)
     assert len(kernel.fn.runs) == 2  # the refused launch went through Triton
     _launch(kernel, a, b)
     assert len(kernel.fn.runs) == 3 and not kernel.direct
+
+
+class FakeAsyncJit(FakeJit):
+    """Records, for each ``run``, whether it came while Triton's AsyncCompileMode was
+    active (then a real JITFunction hands the compile to the mode's executor)."""
+
+    def run(self, *args, grid, warmup, **kwargs):
+        from triton.runtime import _async_compile
+        self.runs.append((warmup, _async_compile.active_mode.get() is not None, kwargs))
+        return self.compiled
+
+
+def test_candidates_compile_under_async_mode(monkeypatch):
+    """Every candidate is asked for once with ``warmup=True`` (compile, do not launch)
+    inside one AsyncCompileMode, with its tile's options and the launch's constexprs."""
+    pytest.importorskip("triton.runtime._async_compile")
+    import triton
+    monkeypatch.delenv("SPARSEFLASH_COMPILE_THREADS", raising=False)
+    fn = FakeAsyncJit()
+    configs = [triton.Config({"BLOCK_M": m}, num_warps=w, num_stages=2)
+               for m, w in ((64, 4), (32, 8), (16, 4))]
+    assert fastlaunch.compile_in_parallel(fn, configs, (1,), (1, 2), {"EVEN": True})
+    assert [(warmup, in_mode) for warmup, in_mode, _ in fn.runs] == [(True, True)] * 3
+    assert [kw["BLOCK_M"] for _, _, kw in fn.runs] == [64, 32, 16]
+    assert all(kw["EVEN"] is True and kw["num_stages"] == 2 for _, _, kw in fn.runs)
+    from triton.runtime import _async_compile
+    assert _async_compile.active_mode.get() is None  # the mode ended with the call
+
+
+@pytest.mark.parametrize("setting, candidates, expected", [
+    ("0", 8, False), ("1", 8, False), ("4", 8, True), (None, 1, False)])
+def test_compile_threads_setting(monkeypatch, setting, candidates, expected):
+    """SPARSEFLASH_COMPILE_THREADS=0 or 1 leaves compiling to the autotuner, as does a
+    single candidate."""
+    pytest.importorskip("triton.runtime._async_compile")
+    import triton
+    if setting is None:
+        monkeypatch.delenv("SPARSEFLASH_COMPILE_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("SPARSEFLASH_COMPILE_THREADS", setting)
+    fn = FakeAsyncJit()
+    configs = [triton.Config({"BLOCK_M": 16 * (i + 1)}) for i in range(candidates)]
+    assert fastlaunch.compile_in_parallel(fn, configs, (1,), (), {}) is expected
+    assert len(fn.runs) == (candidates if expected else 0)

@@ -284,3 +284,38 @@ def test_direct_launches_equal_triton_launches(inputs, monkeypatch):
             assert torch.equal(a, b)
     # Unaligned q: the three kernels that read q (forward, dQ, dK/dV) go through Triton.
     assert launches_of_last_call == (3 if inputs == "unaligned" else 0)
+
+
+def test_candidates_compile_in_parallel_before_tuning(monkeypatch):
+    """On the first launch of a key the candidate tiles are compiled by Triton's
+    AsyncCompileMode on a thread pool (``fastlaunch.compile_in_parallel``); the autotuner
+    then finds every one of them compiled (no compile outside that mode), and the pick
+    computes what the fixed tile does."""
+    import triton
+    from triton.runtime import _async_compile
+
+    from sparseflash.kernels import launch
+    from sparseflash.kernels.fastlaunch import Kernel
+    from sparseflash.kernels.forward import attention_forward_kernel
+    # Two warps: tiles no other test compiles, so that all three are compiled here.
+    configs = [triton.Config({"BLOCK_M": m, "BLOCK_N": n}, num_warps=2, num_stages=s)
+               for m, n, s in ((64, 64, 2), (64, 32, 3), (32, 32, 2))]
+    monkeypatch.setenv("SPARSEFLASH_AUTOTUNE_CACHE", "0")  # read when a Kernel is made
+    fresh = Kernel(attention_forward_kernel, configs, launch._KEY_FWD,
+                   lambda cfgs, named, **kw: cfgs)
+    if not hasattr(fresh.fn, "_do_compile"):
+        pytest.skip("this Triton's JITFunction has no _do_compile to watch")
+    compiles = []
+    real = fresh.fn._do_compile
+    monkeypatch.setattr(fresh.fn, "_do_compile", lambda *a, **kw: compiles.append(
+        _async_compile.active_mode.get() is not None) or real(*a, **kw))
+    q, k, v = (torch.randn(1, 2, 1000, 64, device="cuda", dtype=torch.bfloat16)
+               for _ in range(3))
+    expected = sparseflash.attention(q, k, v, "local(1) | global(1)", block=64,
+                                     backend="triton")
+    monkeypatch.setenv("SPARSEFLASH_COMPILE_THREADS", "3")
+    monkeypatch.setattr(launch, "_forward", fresh)
+    got = sparseflash.attention(q, k, v, "local(1) | global(1)", block=64, backend="triton")
+    assert compiles == [True] * 3
+    assert len(next(iter(fresh.timings.values()))) == 3
+    assert (got.float() - expected.float()).abs().max().item() < 2e-2

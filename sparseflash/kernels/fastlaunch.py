@@ -21,6 +21,7 @@ and constexprs (which fix the tile), and the device. Launches with a tensor that
 
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 import inspect
 import operator
@@ -65,6 +66,50 @@ def _current_stream(device: int):
     return triton.runtime.driver.active.get_current_stream(device)
 
 
+def compile_threads(candidates: int) -> int:
+    """Threads that compile a key's candidate tiles before the autotuner times them:
+    ``SPARSEFLASH_COMPILE_THREADS`` if set (0 or 1: one at a time, inside the autotuner),
+    else one per candidate up to the CPU count."""
+    setting = os.environ.get("SPARSEFLASH_COMPILE_THREADS")
+    if setting is not None:
+        return max(int(setting), 0)
+    return min(candidates, os.cpu_count() or 1)
+
+
+def compile_in_parallel(fn, configs: Sequence, grid, args: tuple, constexprs: dict) -> bool:
+    """Compile ``fn`` for each tile config in ``configs``, for these arguments, on a pool of
+    threads, so that the autotuner finds them compiled and only times them.
+
+    The autotuner compiles its candidates one after another, while much of a compile runs
+    outside Python (C++ passes, then ptxas in a subprocess), which threads overlap: on a
+    2-core machine two threads compiled four forward tiles 1.6x faster than one
+    (benchmarks/NOTES.md, v15). Triton's own
+    ``AsyncCompileMode`` hands the compiles that ``JITFunction.run(warmup=True)`` asks for
+    to an executor and waits for them when it exits. A candidate that fails to compile is
+    left to the autotuner, which skips it as it always did. Returns False, having done
+    nothing, where there is nothing to gain (one candidate, one thread) or this Triton has
+    no ``AsyncCompileMode``."""
+    threads = compile_threads(len(configs))
+    if len(configs) < 2 or threads < 2:
+        return False
+    try:
+        from triton.runtime._async_compile import AsyncCompileMode
+    except ImportError:
+        return False
+    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        with AsyncCompileMode(pool, ignore_errors=True):
+            for config in configs:
+                fn.run(*args, grid=grid, warmup=True, **constexprs, **config.all_kwargs())
+    return True
+
+
+def _autotune_cache() -> bool:
+    """Whether the autotuner's picks are kept on disk (Triton's ``cache_results``, in
+    Triton's cache directory) so that a later process on this machine reuses them instead
+    of timing every candidate again: yes unless ``SPARSEFLASH_AUTOTUNE_CACHE=0``."""
+    return os.environ.get("SPARSEFLASH_AUTOTUNE_CACHE", "1") != "0"
+
+
 def direct_launch_enabled() -> bool:
     """Compiled-kernel launches past ``JITFunction.run``: on a GPU, unless
     ``SPARSEFLASH_DIRECT_LAUNCH=0``."""
@@ -83,17 +128,27 @@ class Kernel:
     the launchers pass the dtype and the length class. With ``configs`` the kernel is
     autotuned on the first launch of each key and the picked tile remembered (Triton's
     autotuner rebuilds a dict of all ~70 arguments on every launch to find its key).
+    Before that first launch the candidates ``prune`` keeps are compiled in parallel
+    (:func:`compile_in_parallel`); ``timings`` keeps what the autotuner measured for each
+    key, candidate -> [median, 20th, 80th percentile] ms (as first measured, for picks read
+    back from Triton's cache).
     """
 
     def __init__(self, fn, configs: Optional[Sequence] = None, tuning_key: Sequence[str] = (),
                  prune=None):
         self.fn = fn
         self.tuner = None
+        self.prune = prune
         if configs is not None:
-            self.tuner = triton.autotune(configs=list(configs), key=list(tuning_key),
-                                         prune_configs_by={"early_config_prune": prune})(fn)
+            options = dict(configs=list(configs), key=list(tuning_key),
+                           prune_configs_by={"early_config_prune": prune})
+            try:
+                self.tuner = triton.autotune(**options, cache_results=_autotune_cache())(fn)
+            except TypeError:  # a Triton without cache_results
+                self.tuner = triton.autotune(**options)(fn)
         self.direct = True         # False once this Triton's launcher refused a call
         self.picked: dict = {}     # key + constexprs -> Config
+        self.timings: dict = {}    # key + constexprs -> {Config: [ms, ms, ms]}
         # argument signature -> (compiled kernel, constexpr tail of its arguments, tile)
         self.compiled: dict = {}
         parameters = inspect.signature(fn.fn if hasattr(fn, "fn") else fn).parameters
@@ -116,9 +171,16 @@ class Kernel:
         first launch of a key runs (and tunes) through the autotuner itself."""
         config = self.picked.get(static)
         if config is None and self.tuner is not None:
+            if not interpreting():
+                names = dict(zip(self._names, args))
+                candidates = (self.prune(self.tuner.configs, names, **constexprs)
+                              if self.prune else self.tuner.configs)
+                compile_in_parallel(self.fn, candidates, grid, args, constexprs)
+            self.tuner.configs_timings = None
             self.tuner[grid](*args, **constexprs)
             # A Triton without best_config leaves None, and the next launch tunes again.
             self.picked[static] = getattr(self.tuner, "best_config", None)
+            self.timings[static] = dict(getattr(self.tuner, "configs_timings", None) or {})
             return None, True
         return config, False
 
