@@ -112,6 +112,10 @@ def main(argv=None) -> None:
     record["tuning"] = _tuning_record()
     print(f"total {record['total_s']:.1f} s", flush=True)
     for row in record["tuning"]:
+        if not row["candidates"]:
+            print(f"{row['kernel']:8s} {row['key']}\n    {row['picked']}: the autotuner's "
+                  "pick for its key (constexprs outside the key differ)", flush=True)
+            continue
         print(f"{row['kernel']:8s} {row['key']}\n    picked {row['picked']} of "
               f"{len(row['candidates'])}: " + ", ".join(
                   f"{c['config']}={c['ms']:.3f}" for c in

@@ -174,3 +174,59 @@ def test_compile_threads_setting(monkeypatch, setting, candidates, expected):
     configs = [triton.Config({"BLOCK_M": 16 * (i + 1)}) for i in range(candidates)]
     assert fastlaunch.compile_in_parallel(fn, configs, (1,), (), {}) is expected
     assert len(fn.runs) == (candidates if expected else 0)
+
+
+@pytest.mark.parametrize("kind", ["fwd", "dkdv", "dq"])
+def test_candidate_tiles_by_layout_block(monkeypatch, kind):
+    """On a GPU: tiles fit the layout block; both sides under 64 only where the block
+    needs them or nothing wider fits the shared-memory budget."""
+    from sparseflash.kernels import launch
+    monkeypatch.setattr(launch, "interpreting", lambda: False)
+    monkeypatch.delenv("SPARSEFLASH_NO_AUTOTUNE", raising=False)
+    configs = launch._candidate_configs(kind)
+
+    def tiles(block, block_d):
+        kept = launch._prune(kind, configs, {}, LAYOUT_BLOCK=block, BLOCK_D=block_d)
+        return {(c.kwargs["BLOCK_M"], c.kwargs["BLOCK_N"]) for c in kept}
+    assert all(max(t) >= 64 for t in tiles(128, 64)) and tiles(128, 64)
+    assert tiles(64, 64) and all(max(t) == 64 and min(t) >= 32 for t in tiles(64, 64))
+    assert (32, 32) in tiles(32, 64) and all(max(t) == 32 for t in tiles(32, 64))
+    assert tiles(16, 64) == {(16, 16)}
+    # A head dim so wide that no tile with a 64-wide side fits: the narrow ones stay.
+    assert tiles(128, 512) and all(max(t) < 64 for t in tiles(128, 512))
+
+
+class FakeTuner:
+    """Stands in for Triton's autotuner: 'tunes' on each call and picks the first config."""
+
+    def __init__(self, configs):
+        self.configs, self.best_config, self.configs_timings = configs, None, None
+        self.calls = 0
+
+    def __getitem__(self, grid):
+        def run(*args, **constexprs):
+            self.calls += 1
+            self.best_config = self.configs[0]
+            self.configs_timings = {c: [1.0, 1.0, 1.0] for c in self.configs}
+        return run
+
+
+def test_candidates_compile_once_per_autotuner_key(monkeypatch):
+    """A constexpr outside the tuning key (as HAS_SPLITS) makes a new kernel but reuses
+    the autotuner's pick: its candidates are not compiled again for nothing."""
+    import triton
+    compiled_for = []
+    monkeypatch.setattr(fastlaunch, "compile_in_parallel",
+                        lambda fn, configs, grid, args, constexprs: compiled_for.append(
+                            dict(constexprs)))
+    monkeypatch.setattr(fastlaunch, "interpreting", lambda: False)
+    kernel = Kernel(FakeJit())
+    kernel.tuner = FakeTuner([triton.Config({"TILE": 64}), triton.Config({"TILE": 32})])
+    kernel.tuning_key = ("BLOCK",)
+    a, b = torch.zeros(64), torch.zeros(64)
+    for block, even in ((32, True), (32, False), (64, True), (32, True)):
+        kernel._config(("key",), ("key", ("BLOCK", block), ("EVEN", even)), (1,),
+                       (a, b, 0.5, 7, 64, 100), dict(BLOCK=block, EVEN=even))
+    assert compiled_for == [dict(BLOCK=32, EVEN=True), dict(BLOCK=64, EVEN=True)]
+    assert len(kernel.picked) == 3  # (the fourth launch's key was picked already)
+    assert all(len(t) == 2 for t in kernel.timings.values())

@@ -305,14 +305,15 @@ def test_candidates_compile_in_parallel_before_tuning(monkeypatch):
                    lambda cfgs, named, **kw: cfgs)
     if not hasattr(fresh.fn, "_do_compile"):
         pytest.skip("this Triton's JITFunction has no _do_compile to watch")
-    compiles = []
-    real = fresh.fn._do_compile
-    monkeypatch.setattr(fresh.fn, "_do_compile", lambda *a, **kw: compiles.append(
-        _async_compile.active_mode.get() is not None) or real(*a, **kw))
     q, k, v = (torch.randn(1, 2, 1000, 64, device="cuda", dtype=torch.bfloat16)
                for _ in range(3))
     expected = sparseflash.attention(q, k, v, "local(1) | global(1)", block=64,
                                      backend="triton")
+    # Watched from here: the line above compiled the fixed tile (the same JITFunction).
+    compiles = []
+    real = fresh.fn._do_compile
+    monkeypatch.setattr(fresh.fn, "_do_compile", lambda *a, **kw: compiles.append(
+        _async_compile.active_mode.get() is not None) or real(*a, **kw))
     monkeypatch.setenv("SPARSEFLASH_COMPILE_THREADS", "3")
     monkeypatch.setattr(launch, "_forward", fresh)
     got = sparseflash.attention(q, k, v, "local(1) | global(1)", block=64, backend="triton")

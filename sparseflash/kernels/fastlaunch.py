@@ -139,6 +139,8 @@ class Kernel:
         self.fn = fn
         self.tuner = None
         self.prune = prune
+        self.tuning_key = tuple(tuning_key)
+        self._tuner_keys: set = set()  # launch key + tuning-key constexprs seen so far
         if configs is not None:
             options = dict(configs=list(configs), key=list(tuning_key),
                            prune_configs_by={"early_config_prune": prune})
@@ -166,16 +168,22 @@ class Kernel:
                       "(slower on short calls). Please report this.", RuntimeWarning,
                       stacklevel=3)
 
-    def _config(self, static: tuple, grid, args, constexprs):
+    def _config(self, key: tuple, static: tuple, grid, args, constexprs):
         """The tile config for this key: from the first launch's tuning, or None. The
         first launch of a key runs (and tunes) through the autotuner itself."""
         config = self.picked.get(static)
         if config is None and self.tuner is not None:
-            if not interpreting():
+            # Constexprs outside the tuning key (HAS_SPLITS) make a new kernel that reuses
+            # the autotuner's pick for its key: compile the candidates only for a key the
+            # autotuner has not tuned (in this process) and will time.
+            tuner_key = key + tuple((name, constexprs[name]) for name in self.tuning_key
+                                    if name in constexprs)
+            if not interpreting() and tuner_key not in self._tuner_keys:
                 names = dict(zip(self._names, args))
                 candidates = (self.prune(self.tuner.configs, names, **constexprs)
                               if self.prune else self.tuner.configs)
                 compile_in_parallel(self.fn, candidates, grid, args, constexprs)
+            self._tuner_keys.add(tuner_key)
             self.tuner.configs_timings = None
             self.tuner[grid](*args, **constexprs)
             # A Triton without best_config leaves None, and the next launch tunes again.
@@ -213,7 +221,7 @@ class Kernel:
                     # them before launching: go through Triton from now on.
                     self._give_up_direct(error)
                     direct = False
-        config, launched = self._config(static, grid, args, constexprs)
+        config, launched = self._config(key, static, grid, args, constexprs)
         if launched:
             return
         tile = config.all_kwargs() if config is not None else {}

@@ -64,6 +64,9 @@ def _smem_estimate(kind: str, cfg, block_d: int, elem: int = 2) -> int:
 
 def _prune(kind: str, configs, named_args, **kwargs):
     """Tiles must divide the layout block, and their buffers must fit in shared memory.
+    Tiles with both sides under 64 are only for layout blocks of 16 and 32, or where no
+    wider tile fits: at block 128 they took 3.5-8.8x the best tile's time in every key the
+    autotuner timed (benchmarks/NOTES.md, v15), and each candidate costs cold-start time.
     Under the interpreter, or with SPARSEFLASH_NO_AUTOTUNE=1 (quick starts, sanitizer
     runs), keep only the first fitting tile."""
     args = {**named_args, **kwargs}
@@ -78,7 +81,9 @@ def _prune(kind: str, configs, named_args, **kwargs):
         # the budget (Triton needs shared memory beyond the tiles for conversions).
         safe = [c for c in fitting if _smem_estimate(kind, c, block_d) <= _SMEM_BUDGET * 0.6]
         return (safe or fitting)[:1]
-    return fitting
+    widest = min(64, layout_block)
+    wide = [c for c in fitting if max(c.kwargs["BLOCK_M"], c.kwargs["BLOCK_N"]) >= widest]
+    return wide or fitting
 
 
 LOG2E = 1.4426950408889634  # scores are scaled by scale * log2(e) for exp2
