@@ -230,3 +230,19 @@ def test_candidates_compile_once_per_autotuner_key(monkeypatch):
     assert compiled_for == [dict(BLOCK=32, EVEN=True), dict(BLOCK=64, EVEN=True)]
     assert len(kernel.picked) == 3  # (the fourth launch's key was picked already)
     assert all(len(t) == 2 for t in kernel.timings.values())
+
+
+def test_a_callers_async_compile_mode_is_left_alone(monkeypatch):
+    """Inside a caller's own AsyncCompileMode (only one may be active), the candidates are
+    left to the autotuner instead of failing the launch."""
+    _async_compile = pytest.importorskip("triton.runtime._async_compile")
+    import concurrent.futures
+
+    import triton
+    monkeypatch.delenv("SPARSEFLASH_COMPILE_THREADS", raising=False)
+    configs = [triton.Config({"BLOCK_M": m}) for m in (64, 32)]
+    fn = FakeAsyncJit()
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        with _async_compile.AsyncCompileMode(pool):
+            assert not fastlaunch.compile_in_parallel(fn, configs, (1,), (), {})
+    assert fn.runs == []

@@ -87,15 +87,17 @@ def compile_in_parallel(fn, configs: Sequence, grid, args: tuple, constexprs: di
     ``AsyncCompileMode`` hands the compiles that ``JITFunction.run(warmup=True)`` asks for
     to an executor and waits for them when it exits. A candidate that fails to compile is
     left to the autotuner, which skips it as it always did. Returns False, having done
-    nothing, where there is nothing to gain (one candidate, one thread) or this Triton has
-    no ``AsyncCompileMode``."""
+    nothing, where there is nothing to gain (one candidate, one thread), this Triton has
+    no ``AsyncCompileMode``, or the caller is inside one already."""
     threads = compile_threads(len(configs))
     if len(configs) < 2 or threads < 2:
         return False
     try:
-        from triton.runtime._async_compile import AsyncCompileMode
+        from triton.runtime._async_compile import AsyncCompileMode, active_mode
     except ImportError:
         return False
+    if active_mode.get() is not None:
+        return False  # the caller's own mode is on (one at a time): leave compiles to it
     with concurrent.futures.ThreadPoolExecutor(threads) as pool:
         with AsyncCompileMode(pool, ignore_errors=True):
             for config in configs:
