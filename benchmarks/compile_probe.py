@@ -40,12 +40,10 @@ _PTX_OPS = ("wgmma.mma_async", "mma.sync", "cp.async.commit_group", "cp.async.bu
 
 def probe(*, dropout: bool, padding: bool, block_m: int, block_n: int, head_dim: int,
           stages: int, warps: int, dtype: str = "bf16", arch: int = 90, kernel: str = "fwd",
-          tma: bool = False, column_runs: bool = False, lean: bool = False,
-          even_n: bool = False) -> Dict[str, int]:
+          tma: bool = False, column_runs: bool = False, lean: bool = False) -> Dict[str, int]:
     """Counts of IR ops and PTX instructions of one compiled kernel: the forward (``tma``:
     K/V through tensor descriptors), dQ, or dK/dV (``column_runs``: its walk of consecutive
-    columns on transposed scores; ``even_n``: N a multiple of the block, so without the
-    masked walk of a ragged last block). The kernel is compiled for a layout with partial blocks
+    columns on transposed scores). The kernel is compiled for a layout with partial blocks
     and split rows (and, forward, rows that are not all consecutive) unless ``lean``: the
     code of a banded layout like ``local(3)``, with those walks and branches left out."""
     import triton
@@ -65,8 +63,7 @@ def probe(*, dropout: bool, padding: bool, block_m: int, block_n: int, head_dim:
         kernel = attention_dq_kernel
     else:
         kernel = attention_dkdv_kernel
-        constants.update(SCHEDULED=True, COLUMN_RUNS=column_runs,
-                         EVEN_N=column_runs and even_n)
+        constants.update(SCHEDULED=True, COLUMN_RUNS=column_runs)
     # Specialise the arguments as a launch on contiguous (B, H, N, D) tensors with a
     # broadcast layout does: unit strides along D, one layout head and no GQA grouping
     # become the constant 1; pointers, the other strides and the head and block counts are
@@ -143,8 +140,6 @@ def main(argv=None) -> None:
     p.add_argument("--tma", action="store_true", help="forward: K/V through tensor descriptors")
     p.add_argument("--column-runs", action="store_true",
                    help="dK/dV: consecutive columns at computed offsets, transposed scores")
-    p.add_argument("--even-n", action="store_true",
-                   help="dK/dV with --column-runs: N a multiple of the block (no masked walk)")
     p.add_argument("--lean", action="store_true",
                    help="compile for a banded layout: no partial blocks, no split rows, "
                         "every row consecutive")
@@ -164,8 +159,7 @@ def main(argv=None) -> None:
     results = {name: probe(**kw, block_m=args.block_m, block_n=args.block_n,
                            head_dim=args.head_dim, stages=args.stages, warps=args.warps,
                            arch=args.arch, kernel=args.kernel, tma=args.tma,
-                           column_runs=args.column_runs, lean=args.lean,
-                           even_n=args.even_n)
+                           column_runs=args.column_runs, lean=args.lean)
                for name, kw in variants.items()}
     if args.json:
         print(json.dumps(results))

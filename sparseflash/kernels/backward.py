@@ -138,8 +138,7 @@ def attention_dkdv_kernel(
         LENGTH_CLASS, LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
         BLOCK_D: tl.constexpr, HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
         SCHEDULED: tl.constexpr, PRECISION: tl.constexpr, EVEN_D: tl.constexpr,
-        COLUMN_RUNS: tl.constexpr, HAS_PARTIAL: tl.constexpr, HAS_SPLITS: tl.constexpr,
-        EVEN_N: tl.constexpr = False):
+        COLUMN_RUNS: tl.constexpr, HAS_PARTIAL: tl.constexpr, HAS_SPLITS: tl.constexpr):
     # SCHEDULED: the column schedule (longest first, long columns split, partial dK/dV to
     # the workspace) applies when every query head of a GQA group reads the same column,
     # i.e. a broadcast layout (SCHED_HEADS = 1) or no grouping (SCHED_HEADS = H_KV = H).
@@ -202,17 +201,13 @@ def attention_dkdv_kernel(
             # pipeliner a stage and a barrier) with unmasked loads (masked loads in the
             # loop cost a minimal dK/dV 6-18%: benchmarks/NOTES.md, v12). Only the last
             # query block can reach past N; its tiles are left to the masked table walk,
-            # which otherwise takes every full block. EVEN_N (N a multiple of the layout
-            # block, with COLUMN_RUNS): no tile reaches past N, and the masked walk is left
-            # out; its code alone cost 32 registers (benchmarks/NOTES.md, v15).
+            # which otherwise takes every full block.
             masked_start = full_start * SUBTILES
             if COLUMN_RUNS:
                 # COLUMN_RUNS is only set when every column is a run: no test needed.
                 run = consecutive_run(FULL_IDX, full_start, full_end, LAYOUT_BLOCK,
                                       KNOWN_RUN=True)
-                unmasked = (full_end - full_start) * SUBTILES
-                if not EVEN_N:
-                    unmasked = tl.minimum(unmasked, (N - run) // BLOCK_M)
+                unmasked = tl.minimum((full_end - full_start) * SUBTILES, (N - run) // BLOCK_M)
                 for t in range(0, unmasked):
                     dk, dv = _dkdv_tile(
                         dk, dv, k, v, Qh, DOh, LSEh, DELTAh, run + t * BLOCK_M, start_n,
@@ -221,16 +216,14 @@ def attention_dkdv_kernel(
                         keep_threshold, BLOCK_M, BLOCK_N, False, HAS_PADDING, HAS_DROPOUT,
                         PRECISION, EVEN_D, True, False)
                 masked_start += unmasked
-            if not EVEN_N:
-                for t in range(masked_start, full_end * SUBTILES):
-                    qb = tl.load(FULL_IDX + t // SUBTILES)
-                    dk, dv = _dkdv_tile(
-                        dk, dv, k, v, Qh, DOh, LSEh, DELTAh,
-                        qb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_M, start_n, offs_d, 0, b,
-                        bh, N, Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM,
-                        stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold, BLOCK_M,
-                        BLOCK_N, False, HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D,
-                        COLUMN_RUNS, True)
+            for t in range(masked_start, full_end * SUBTILES):
+                qb = tl.load(FULL_IDX + t // SUBTILES)
+                dk, dv = _dkdv_tile(
+                    dk, dv, k, v, Qh, DOh, LSEh, DELTAh,
+                    qb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_M, start_n, offs_d, 0, b, bh, N,
+                    Nk, D, stride_qn, stride_qd, stride_don, stride_dod, KPM, stride_kpm_b,
+                    qk_scale, seed, dropout_p, keep_threshold, BLOCK_M, BLOCK_N, False,
+                    HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, COLUMN_RUNS, True)
             if HAS_PARTIAL:  # (no partial block in the layout: no loop to set up)
                 for t in range(part_start * SUBTILES, part_end * SUBTILES):
                     qb = tl.load(PART_IDX + t // SUBTILES)

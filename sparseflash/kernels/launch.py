@@ -390,10 +390,7 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
          s_kpm, s_lim, H, H_kv, N, Nk, D, meta.num_kv_blocks, meta.heads, H // H_kv,
          sched_heads, meta.q_slots, col_class),
         SCHEDULED=scheduled, COLUMN_RUNS=column_runs, HAS_SPLITS=scheduled and meta.q_slots > 0,
-        HAS_PARTIAL=bool(meta.has_partial),
-        # Column runs with every tile inside N leave out the masked walk: one variant more
-        # to compile, the first time a length that is not a multiple of the block comes.
-        EVEN_N=column_runs and N % meta.block == 0, **common)
+        HAS_PARTIAL=bool(meta.has_partial), **common)
     if scheduled and meta.q_slots:
         for ws, grad in ((ws_dk, dk), (ws_dv, dv)):
             _add_split_partials(ws, tables[14], tables[15], grad, H_kv, Nk, meta.num_kv_blocks,
