@@ -179,12 +179,14 @@ def test_consecutive_and_gapped_block_lists(dtype):
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
 @pytest.mark.parametrize("pattern", ["causal", "local(1)"])
-def test_dkdv_column_runs_with_padding_and_a_ragged_block(pattern, dtype):
+@pytest.mark.parametrize("N", [90, 96])
+def test_dkdv_column_runs_with_padding_and_a_ragged_block(pattern, dtype, N):
     """Layouts whose columns are all consecutive take the dK/dV run walk on transposed
-    scores (COLUMN_RUNS): with key padding (the keys-first tile mask) and N = 90, so the
-    last query block's rows past N must be left to the masked walk."""
-    layout = sparseflash.compile_layout(pattern, 90, block=16)
+    scores (COLUMN_RUNS): with key padding (the keys-first tile mask); N = 90, so the
+    last query block's rows past N must be left to the masked walk, and N = 96, where
+    the run walk takes every tile."""
+    layout = sparseflash.compile_layout(pattern, N, block=16)
     assert layout.columns_are_runs()
-    q, k, v = make_qkv(2, 2, 2, 90, 90, 32, dtype=dtype, seed=12)
-    kpm = torch.rand(2, 90, generator=torch.Generator().manual_seed(12)) < 0.3
+    q, k, v = make_qkv(2, 2, 2, N, N, 32, dtype=dtype, seed=12)
+    kpm = torch.rand(2, N, generator=torch.Generator().manual_seed(12)) < 0.3
     check_attention(q, k, v, layout, backend="triton", block=16, key_padding_mask=kpm)
