@@ -246,3 +246,9 @@ def test_a_callers_async_compile_mode_is_left_alone(monkeypatch):
         with _async_compile.AsyncCompileMode(pool):
             assert not fastlaunch.compile_in_parallel(fn, configs, (1,), (), {})
     assert fn.runs == []
+
+
+def test_compile_threads_setting_must_be_a_number(monkeypatch):
+    monkeypatch.setenv("SPARSEFLASH_COMPILE_THREADS", "many")
+    with pytest.raises(ValueError, match="SPARSEFLASH_COMPILE_THREADS.*'many'"):
+        fastlaunch.compile_threads(4)

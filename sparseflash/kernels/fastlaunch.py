@@ -71,9 +71,13 @@ def compile_threads(candidates: int) -> int:
     ``SPARSEFLASH_COMPILE_THREADS`` if set (0 or 1: one at a time, inside the autotuner),
     else one per candidate up to the CPU count."""
     setting = os.environ.get("SPARSEFLASH_COMPILE_THREADS")
-    if setting is not None:
+    if setting is None:
+        return min(candidates, os.cpu_count() or 1)
+    try:
         return max(int(setting), 0)
-    return min(candidates, os.cpu_count() or 1)
+    except ValueError:
+        raise ValueError("SPARSEFLASH_COMPILE_THREADS must be a whole number of threads "
+                         f"(0 or 1: no parallel compiles), got {setting!r}") from None
 
 
 def compile_in_parallel(fn, configs: Sequence, grid, args: tuple, constexprs: dict) -> bool:
@@ -82,10 +86,11 @@ def compile_in_parallel(fn, configs: Sequence, grid, args: tuple, constexprs: di
 
     The autotuner compiles its candidates one after another, while much of a compile runs
     outside Python (C++ passes, then ptxas in a subprocess), which threads overlap: on a
-    2-core machine two threads compiled four forward tiles 1.6x faster than one
-    (benchmarks/NOTES.md, v15). Triton's own
-    ``AsyncCompileMode`` hands the compiles that ``JITFunction.run(warmup=True)`` asks for
-    to an executor and waits for them when it exits. A candidate that fails to compile is
+    2-core machine two threads compiled four forward tiles 1.6x faster than one, and on a
+    16-core H200 host a process's first calls of five layouts took 45 s instead of 96
+    (benchmarks/NOTES.md, v15). Triton's own ``AsyncCompileMode`` hands the compiles that
+    ``JITFunction.run(warmup=True)`` asks for to an executor and waits for them when it
+    exits. A candidate that fails to compile is
     left to the autotuner, which skips it as it always did. Returns False, having done
     nothing, where there is nothing to gain (one candidate, one thread), this Triton has
     no ``AsyncCompileMode``, or the caller is inside one already."""

@@ -64,10 +64,10 @@ def _smem_estimate(kind: str, cfg, block_d: int, elem: int = 2) -> int:
 
 def _prune(kind: str, configs, named_args, **kwargs):
     """Tiles must divide the layout block, and their buffers must fit in shared memory.
-    Tiles with both sides under 64 are only for layout blocks of 16 and 32, or where no
-    wider tile fits: at block 128 they took 2.3-8.8x the best tile's time in every one of
-    the 26 keys the autotuner timed on an H200 (D=64 and 128; benchmarks/NOTES.md, v15),
-    and each candidate costs cold-start time.
+    Tiles with both sides under min(64, layout block) are left out where a wider one fits:
+    at block 128 the 32x32 and 16x16 tiles took 2.3-8.8x the best tile's time in every
+    one of the 26 keys the autotuner timed on an H200 (D=64 and 128;
+    benchmarks/NOTES.md, v15), and each candidate costs cold-start time.
     Under the interpreter, or with SPARSEFLASH_NO_AUTOTUNE=1 (quick starts, sanitizer
     runs), keep only the first fitting tile."""
     args = {**named_args, **kwargs}
