@@ -75,6 +75,9 @@ def main(argv=None) -> None:
     p.add_argument("--label", default="", help="recorded with the results (e.g. the tree)")
     p.add_argument("--out", help="JSON file for the results (written, not appended)")
     args = p.parse_args(argv)
+    if not torch.cuda.is_available():
+        raise SystemExit("benchmarks.cold_start times first calls on a CUDA GPU, and this "
+                         "machine has none")
 
     import sparseflash
     import triton

@@ -1,6 +1,7 @@
 """CPU tests of the benchmark tooling's pure-Python parts: result merging (newest wins) and
 plot data selection in benchmarks/plots.py, the E.6 table and record and the reference check
-helpers in benchmarks/paper_e6.py, and benchmarks/cpu_backend.py's arguments and a tiny run."""
+helpers in benchmarks/paper_e6.py, benchmarks/cpu_backend.py's arguments and a tiny run,
+and benchmarks/cold_start.py's record of the autotuner's timings."""
 
 from __future__ import annotations
 
@@ -386,3 +387,36 @@ def test_density_label_shows_the_range_over_n():
     assert plots._density_label(None) == ""
     assert plots._density_label([0.054, 0.054]) == " (5.4%)"
     assert plots._density_label([0.001, 0.688, 0.054]) == " (0.1%-68.8%)"
+
+
+def test_cold_start_exits_with_a_clear_message_without_cuda(monkeypatch):
+    from benchmarks import cold_start
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(SystemExit, match="CUDA GPU"):
+        cold_start.main(["--head-dims", "64"])
+
+
+def test_cold_start_tuning_record_lists_every_candidate_and_the_pick(monkeypatch):
+    """What the autotuner measured per key (Kernel.timings), the pick, and keys that
+    reused another key's pick (no timings of their own)."""
+    import triton
+
+    from benchmarks import cold_start
+    from sparseflash.kernels import launch
+
+    class Tuned:
+        def __init__(self, picked, timings):
+            self.picked, self.timings = picked, timings
+    wide = triton.Config({"BLOCK_M": 128, "BLOCK_N": 64}, num_warps=8, num_stages=3)
+    narrow = triton.Config({"BLOCK_M": 64, "BLOCK_N": 64}, num_warps=4, num_stages=2)
+    monkeypatch.setattr(launch, "_forward", Tuned(
+        {("k1",): wide, ("k2",): narrow},
+        {("k1",): {wide: [1.0, 0.9, 1.1], narrow: [1.2, 1.1, 1.3]}, ("k2",): {}}))
+    monkeypatch.setattr(launch, "_dq", Tuned({}, {}))
+    monkeypatch.setattr(launch, "_dkdv", Tuned({}, {}))
+    rows = cold_start._tuning_record()
+    assert [(r["kernel"], r["picked"]) for r in rows] == [
+        ("forward", "128x64/w8/s3"), ("forward", "64x64/w4/s2")]
+    assert rows[0]["candidates"] == [dict(config="128x64/w8/s3", ms=1.0),
+                                     dict(config="64x64/w4/s2", ms=1.2)]
+    assert rows[1]["candidates"] == []
