@@ -44,6 +44,12 @@ def _grads(out, inputs, grad):
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("case", CASES, ids=[c[0] + f"-D{c[6]}" for c in CASES])
 def test_against_float64(case, dtype):
+    _check_against_float64(case, dtype)
+
+
+def _check_against_float64(case, dtype):
+    """Output and gradients of ``case`` against a float64 run, within twice the error of
+    the same reference computed in ``dtype`` (plus 2e-3)."""
     pattern, B, Hq, Hkv, N, Nk, D, block, padding = case
     gen = torch.Generator(device="cuda").manual_seed(hash(case) % 2**31)
     q = torch.randn(B, Hq, N, D, device="cuda", dtype=dtype, generator=gen)
@@ -322,3 +328,38 @@ def test_candidates_compile_in_parallel_before_tuning(monkeypatch):
     assert compiles == [True] * 3
     assert len(next(iter(fresh.timings.values()))) == 3
     assert (got.float() - expected.float()).abs().max().item() < 2e-2
+
+
+@pytest.mark.parametrize("kind", ["fwd", "dq", "dkdv"])
+@pytest.mark.parametrize("head_dim", [64, 128])
+def test_every_candidate_tile_against_float64(kind, head_dim, monkeypatch):
+    """The autotuner may pick any candidate tile, while the other tests run one fixed tile:
+    each candidate that fits a 128 block is forced in turn, on a causal layout (partial
+    blocks, consecutive columns, a ragged last block) against float64. A tile that does
+    not fit the GPU's shared memory is skipped, as the autotuner skips it."""
+    from triton.runtime.errors import OutOfResources
+
+    from sparseflash.kernels import launch
+    from sparseflash.kernels.backward import attention_dkdv_kernel, attention_dq_kernel
+    from sparseflash.kernels.fastlaunch import Kernel
+    from sparseflash.kernels.forward import attention_forward_kernel
+    attr, fn, key = {"fwd": ("_forward", attention_forward_kernel, launch._KEY_FWD),
+                     "dq": ("_dq", attention_dq_kernel, launch._KEY),
+                     "dkdv": ("_dkdv", attention_dkdv_kernel, launch._KEY_DKDV)}[kind]
+    with monkeypatch.context() as env:  # the autotuner's list, whatever this run's setting
+        env.delenv("SPARSEFLASH_NO_AUTOTUNE", raising=False)
+        candidates = launch._prune(kind, launch._candidate_configs(kind), {},
+                                   LAYOUT_BLOCK=128, BLOCK_D=head_dim)
+    assert candidates
+    ran = 0
+    for config in candidates:
+        monkeypatch.setattr(launch, attr, Kernel(fn, [config], key, lambda c, n, **kw: c))
+        try:
+            _check_against_float64(("causal", 1, 2, 2, 1000, 1000, head_dim, 128, False),
+                                   torch.bfloat16)
+            ran += 1
+        except OutOfResources:
+            continue
+        except AssertionError as error:
+            raise AssertionError(f"{kind} tile {config}: {error}") from None
+    assert ran, "no candidate tile fit this GPU"
