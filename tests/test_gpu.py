@@ -330,13 +330,16 @@ def test_candidates_compile_in_parallel_before_tuning(monkeypatch):
     assert (got.float() - expected.float()).abs().max().item() < 2e-2
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("kind", ["fwd", "dq", "dkdv"])
 @pytest.mark.parametrize("head_dim", [64, 128])
-def test_every_candidate_tile_against_float64(kind, head_dim, monkeypatch):
+def test_every_candidate_tile_against_float64(kind, head_dim, dtype, monkeypatch):
     """The autotuner may pick any candidate tile, while the other tests run one fixed tile:
     each candidate that fits a 128 block is forced in turn, on a causal layout (partial
     blocks, consecutive columns, a ragged last block) against float64. A tile that does
-    not fit the GPU's shared memory is skipped, as the autotuner skips it."""
+    not fit the GPU's shared memory is skipped, as the autotuner skips it. (A dK/dV tile
+    tried in session 13, 32x128 with 8 warps, passed in bfloat16 and failed in float16,
+    whose smaller rounding error makes the bound tighter.)"""
     from triton.runtime.errors import OutOfResources
 
     from sparseflash.kernels import launch
@@ -356,7 +359,7 @@ def test_every_candidate_tile_against_float64(kind, head_dim, monkeypatch):
         monkeypatch.setattr(launch, attr, Kernel(fn, [config], key, lambda c, n, **kw: c))
         try:
             _check_against_float64(("causal", 1, 2, 2, 1000, 1000, head_dim, 128, False),
-                                   torch.bfloat16)
+                                   dtype)
             ran += 1
         except OutOfResources:
             continue

@@ -38,11 +38,7 @@ def _candidate_configs(kind: str):
         # (BLOCK_M, BLOCK_N, warps, stages). Deeper-pipelined backward tiles (4-5 stages)
         # were tried in v4 (benchmarks/NOTES.md): tuned on dense, they slowed short sparse
         # rows at D=64 by a third, so they are out until the tuning key sees row length.
-        # 32x128 with 8 warps: the 4-warp tile's dK and dV accumulators fill the register
-        # file (D=64 on transposed scores: 255 registers and 56 bytes spilled; 8 warps: 167
-        # and none; sm_90, Triton 3.6, benchmarks/NOTES.md, v15).
-        "dkdv": [(64, 128, 8, 3), (32, 128, 4, 3), (32, 128, 8, 3), (32, 128, 8, 2),
-                 (64, 64, 4, 3), (32, 64, 4, 3),
+        "dkdv": [(64, 128, 8, 3), (32, 128, 4, 3), (64, 64, 4, 3), (32, 64, 4, 3),
                  (64, 64, 4, 2), (32, 64, 4, 2), (32, 32, 4, 2), (16, 16, 4, 2)],
         "dq": [(128, 64, 8, 3), (64, 64, 4, 3), (128, 32, 4, 3), (64, 32, 4, 3),
                (64, 64, 4, 2), (64, 32, 4, 2), (32, 32, 4, 2), (16, 16, 4, 2)],
