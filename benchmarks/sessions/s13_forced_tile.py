@@ -7,6 +7,8 @@ default tile's (the check ``tests/test_gpu.py`` makes, without pytest).
 Call 7's 32x128 tile with 8 warps failed the float16 check as the GPU tests' fixed D=128
 tile (dk error 0.0195 against the float16 reference's 0.0046); under the interpreter it
 gives exactly the 64x64 tile's errors, so the kernel's arithmetic is the same for both.
+On the H200 it is wrong only with a ragged last block: ``errors(tile, N=1000,
+device="cuda")`` (benchmarks/NOTES.md, v15).
 """
 
 import os
