@@ -40,12 +40,15 @@ _PTX_OPS = ("wgmma.mma_async", "mma.sync", "cp.async.commit_group", "cp.async.bu
 
 def probe(*, dropout: bool, padding: bool, block_m: int, block_n: int, head_dim: int,
           stages: int, warps: int, dtype: str = "bf16", arch: int = 90, kernel: str = "fwd",
-          tma: bool = False, column_runs: bool = False, lean: bool = False) -> Dict[str, int]:
+          tma: bool = False, column_runs: bool = False, lean: bool = False,
+          index_regs: int = 0) -> Dict[str, int]:
     """Counts of IR ops and PTX instructions of one compiled kernel: the forward (``tma``:
     K/V through tensor descriptors), dQ, or dK/dV (``column_runs``: its walk of consecutive
     columns on transposed scores). The kernel is compiled for a layout with partial blocks
-    and split rows (and, forward, rows that are not all consecutive) unless ``lean``: the
-    code of a banded layout like ``local(3)``, with those walks and branches left out."""
+    and split rows (and, forward and dQ, rows that are not all consecutive) unless
+    ``lean``: the code of a banded layout like ``local(3)``, with those walks and branches
+    left out. ``index_regs`` (forward): the table walk's indices from a register vector
+    of that many lanes (``INDEX_REGS``) instead of read in the loop."""
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -58,9 +61,10 @@ def probe(*, dropout: bool, padding: bool, block_m: int, block_n: int, head_dim:
                      HAS_PARTIAL=not lean, HAS_SPLITS=not lean)
     if kernel == "fwd":
         kernel = attention_forward_kernel
-        constants.update(USE_TMA=tma, ROW_RUNS=lean)
+        constants.update(USE_TMA=tma, ROW_RUNS=lean, INDEX_REGS=index_regs)
     elif kernel == "dq":
         kernel = attention_dq_kernel
+        constants.update(ROW_RUNS=lean)
     else:
         kernel = attention_dkdv_kernel
         constants.update(SCHEDULED=True, COLUMN_RUNS=column_runs)
@@ -140,6 +144,9 @@ def main(argv=None) -> None:
     p.add_argument("--tma", action="store_true", help="forward: K/V through tensor descriptors")
     p.add_argument("--column-runs", action="store_true",
                    help="dK/dV: consecutive columns at computed offsets, transposed scores")
+    p.add_argument("--index-regs", type=int, default=0, choices=[0, 16, 32],
+                   help="forward: the table walk reads its indices from registers "
+                        "(INDEX_REGS)")
     p.add_argument("--lean", action="store_true",
                    help="compile for a banded layout: no partial blocks, no split rows, "
                         "every row consecutive")
@@ -159,7 +166,8 @@ def main(argv=None) -> None:
     results = {name: probe(**kw, block_m=args.block_m, block_n=args.block_n,
                            head_dim=args.head_dim, stages=args.stages, warps=args.warps,
                            arch=args.arch, kernel=args.kernel, tma=args.tma,
-                           column_runs=args.column_runs, lean=args.lean)
+                           column_runs=args.column_runs, lean=args.lean,
+                           index_regs=args.index_regs)
                for name, kw in variants.items()}
     if args.json:
         print(json.dumps(results))

@@ -331,15 +331,19 @@ def test_candidates_compile_in_parallel_before_tuning(monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-@pytest.mark.parametrize("kind", ["fwd", "dq", "dkdv"])
 @pytest.mark.parametrize("head_dim", [64, 128])
-def test_every_candidate_tile_against_float64(kind, head_dim, dtype, monkeypatch):
+@pytest.mark.parametrize("pattern,kind", [("causal", "fwd"), ("causal", "dq"),
+                                          ("causal", "dkdv"), ("butterfly", "fwd")])
+def test_every_candidate_tile_against_float64(pattern, kind, head_dim, dtype, monkeypatch):
     """The autotuner may pick any candidate tile, while the other tests run one fixed tile:
-    each candidate that fits a 128 block is forced in turn, on a causal layout (partial
-    blocks, consecutive columns, a ragged last block) against float64. A tile that does
-    not fit the GPU's shared memory is skipped, as the autotuner skips it. (A dK/dV tile
-    tried in session 13, 32x128 with 8 warps, passed in bfloat16 and failed in float16,
-    whose smaller rounding error makes the bound tighter.)"""
+    each candidate that fits a 128 block is forced in turn against float64, on a causal
+    layout (partial blocks, consecutive rows and columns, a ragged last block), and for
+    the forward also on butterfly (rows walked through the table, their indices from
+    registers). A tile that does not fit the GPU's shared memory is skipped, as the
+    autotuner skips it. (A dK/dV tile tried in session 13, 32x128 with 8 warps, passed in
+    bfloat16 and failed in float16, whose smaller rounding error makes the bound tighter;
+    in session 14 the dK/dV kernel with its table indices in registers failed on
+    butterfly with every 32-row tile, and was not kept.)"""
     from triton.runtime.errors import OutOfResources
 
     from sparseflash.kernels import launch
@@ -347,7 +351,7 @@ def test_every_candidate_tile_against_float64(kind, head_dim, dtype, monkeypatch
     from sparseflash.kernels.fastlaunch import Kernel
     from sparseflash.kernels.forward import attention_forward_kernel
     attr, fn, key = {"fwd": ("_forward", attention_forward_kernel, launch._KEY_FWD),
-                     "dq": ("_dq", attention_dq_kernel, launch._KEY),
+                     "dq": ("_dq", attention_dq_kernel, launch._KEY_DQ),
                      "dkdv": ("_dkdv", attention_dkdv_kernel, launch._KEY_DKDV)}[kind]
     with monkeypatch.context() as env:  # the autotuner's list, whatever this run's setting
         env.delenv("SPARSEFLASH_NO_AUTOTUNE", raising=False)
@@ -358,7 +362,7 @@ def test_every_candidate_tile_against_float64(kind, head_dim, dtype, monkeypatch
     for config in candidates:
         monkeypatch.setattr(launch, attr, Kernel(fn, [config], key, lambda c, n, **kw: c))
         try:
-            _check_against_float64(("causal", 1, 2, 2, 1000, 1000, head_dim, 128, False),
+            _check_against_float64((pattern, 1, 2, 2, 1000, 1000, head_dim, 128, False),
                                    dtype)
             ran += 1
         except OutOfResources:

@@ -14,6 +14,10 @@ The launchers choose between paths the default tests do not all reach on a CPU:
   loads, when every column of the layout is consecutive, D <= 64 and the inputs are
   16-bit (``COLUMN_RUNS``); the tiles of a ragged last query block go to the masked
   table walk;
+* the forward's table walk takes its indices from registers (``INDEX_REGS``) where its
+  stretch fits 16 or 32 lanes, else (or with ``SPARSEFLASH_INDEX_REGS=0``) reads the
+  table in the loop; the dQ kernel walks every row at computed offsets when all of them
+  are consecutive (``ROW_RUNS``), else every row through the table;
 * every kernel is compiled without the walks and branches a layout cannot use: the
   forward's table walk when every row is consecutive (``ROW_RUNS``), the partial-block
   walks when no block has an element mask (``HAS_PARTIAL``), the split-row workspace
@@ -190,3 +194,43 @@ def test_dkdv_column_runs_with_padding_and_a_ragged_block(pattern, dtype, N):
     q, k, v = make_qkv(2, 2, 2, N, N, 32, dtype=dtype, seed=12)
     kpm = torch.rand(2, N, generator=torch.Generator().manual_seed(12)) < 0.3
     check_attention(q, k, v, layout, backend="triton", block=16, key_padding_mask=kpm)
+
+
+def test_index_regs_by_stretch(monkeypatch):
+    """Two register-vector sizes, and the table beyond them or when switched off."""
+    assert [launch.index_regs(n) for n in (0, 1, 16, 17, 32, 33, 200)] == [16, 16, 16, 32,
+                                                                         32, 0, 0]
+    monkeypatch.setenv("SPARSEFLASH_INDEX_REGS", "0")
+    assert launch.index_regs(4) == 0
+
+
+# (pattern, N, block, INDEX_REGS expected): the forward's table walks of both register
+# sizes (longer ones read the table, as every case does with the setting off).
+# strided(2) lists every other block: 17 full ones per row at N = 550 (35 blocks, the
+# last ragged). The global row of the random layout is split into chunks, whose stretch
+# is what counts.
+TABLE_WALKS = [
+    ("butterfly", 150, 16, 16),
+    ("strided(2)", 550, 16, 32),
+    ("local(1) | global(1) | random(2)", 512, 16, 16),
+]
+
+
+@pytest.mark.parametrize("from_registers", [True, False], ids=["registers", "table"])
+@pytest.mark.parametrize("case", TABLE_WALKS, ids=[f"{c[0]}-{c[1]}" for c in TABLE_WALKS])
+def test_table_walks_from_registers_and_from_the_table(case, from_registers, monkeypatch):
+    """Rows that are not consecutive walk the table in the forward; their indices come
+    from a register vector of the expected size (asserted, so that each variant stays
+    covered) or, switched off, from the table in the loop. Forward and gradients against
+    float64; the last block of butterfly and strided(2) is ragged, the random layout's
+    global row split."""
+    pattern, N, block, lanes = case
+    if not from_registers:
+        monkeypatch.setenv("SPARSEFLASH_INDEX_REGS", "0")
+        lanes = 0
+    layout = sparseflash.compile_layout(pattern, N, block=block)
+    meta = launch.LayoutMeta.of(layout)
+    assert not meta.row_runs
+    assert launch.index_regs(meta.row_stretch) == lanes
+    q, k, v = make_qkv(1, 2, 2, N, N, 16, seed=21)
+    check_attention(q, k, v, layout, backend="triton", block=block)

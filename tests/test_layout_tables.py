@@ -353,6 +353,18 @@ def test_columns_and_rows_are_runs_against_the_full_mask(layout):
     assert (meta.column_runs, meta.row_runs) == (int(columns), int(rows))
 
 
+def test_longest_stretch_against_the_schedules(layout):
+    """The most full blocks one program walks: each schedule entry's stretch of the full
+    list, counted one entry at a time; never more than a whole row's (column's) list."""
+    for axis in ("kv", "q"):
+        entries = layout._build(f"{axis}_schedule", cpu=True).tolist()
+        longest = max((e[2] - e[1] for e in entries), default=0)
+        assert layout.longest_stretch(axis) == longest
+        offsets = layout._build(f"full_{axis}_offsets", cpu=True)
+        assert longest <= max((offsets[1:] - offsets[:-1]).tolist(), default=0)
+    assert _kernel_meta(layout).row_stretch == layout.longest_stretch("kv")
+
+
 def test_has_partial_against_the_block_codes(layout):
     """The kernels leave their partial-block walks out when no block has an element mask."""
     codes = layout.block_codes()

@@ -83,14 +83,17 @@ def main() -> None:
                   f"all bwd kernels {row['bwd_kernels_ms']:.3f} ms  "
                   f"fwd+bwd {row['fwd_bwd_tflops']:6.1f} TFLOP/s ({fb_ms:.3f} ms)")
             sys.stdout.flush()
-    # The tiles the autotuner picked, per kernel and key (session 12: which tile a layout
-    # got explains some A/B differences).
-    for name in ("_forward", "_dq", "_dkdv"):
-        for key, cfg in getattr(getattr(launch, name), "picked", {}).items():
-            print(f"{args.label} picked {name} {key}: {cfg}")
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump(rows, f, indent=1)
+            if args.out:  # after every row: a run cut short by its time limit keeps its rows
+                with open(args.out, "w") as f:
+                    json.dump(rows, f, indent=1)
+        # The tiles the autotuner picked, per kernel and key (session 12: which tile a
+        # layout got explains some A/B differences); after each head dim, for the same
+        # reason.
+        for name in ("_forward", "_dq", "_dkdv"):
+            for key, cfg in getattr(getattr(launch, name), "picked", {}).items():
+                if ("BLOCK_D", d) in key:
+                    print(f"{args.label} picked {name} {key}: {cfg}")
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":

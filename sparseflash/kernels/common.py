@@ -189,12 +189,47 @@ def consecutive_run(IDX, start, end, LAYOUT_BLOCK: tl.constexpr,
     a table read inside the loop costs Triton's software pipeliner an asynchronous copy, a
     wait and a block-wide barrier per tile, and a buffer of pipeline depth (on an H200, a
     minimal forward's dense D=64 rate fell from 443 to 373 TFLOP/s, a minimal dK/dV's on
-    transposed scores from 507 to 441: benchmarks/NOTES.md, v11 and v12). The dQ kernel
-    still reads every tile's block from the table: its minimal form gained 1-4% from the
-    computed offsets, and sparseflash's dQ is faster than that minimal one already."""
+    transposed scores from 507 to 441: benchmarks/NOTES.md, v11 and v12; the dQ kernel's
+    dense and causal times fell 6-13% with its run walk: v16)."""
     nonempty = end > start
     first = tl.load(IDX + start, mask=nonempty, other=0)
     if KNOWN_RUN:
         return first * LAYOUT_BLOCK
     last = tl.load(IDX + end - 1, mask=nonempty, other=-1)
     return tl.where(nonempty & (last - first == end - 1 - start), first * LAYOUT_BLOCK, -1)
+
+
+@triton.jit
+def listed_stretch(IDX, start, end, INDEX_REGS: tl.constexpr):
+    """The block indices ``IDX[start:end]`` a program walks through the table, loaded once
+    into a register vector ``(INDEX_REGS,)`` (zeros past ``end``) for :func:`block_at`;
+    the launcher sets ``INDEX_REGS`` only where every program's stretch fits. With
+    ``INDEX_REGS = 0`` nothing is loaded.
+
+    Why: a table read inside the walk's loop is a load whose result the next tile's
+    address needs, and Triton's software pipeliner (3.6 and 3.9) then waits for *every*
+    copy in flight at the top of each iteration (``async_wait`` 0), so the K/V tiles of
+    later iterations are not prefetched; picked from registers, the index is arithmetic
+    on the loop counter and the loop pipelines like a walk at computed offsets. On an
+    H200 the forward of ``butterfly`` became 4-6% faster. Only the forward uses it: the
+    dQ kernel measured 3-6% slower with it at D=128, and the dK/dV kernel, pipelined so,
+    gave wrong dK on the H200 with 32-row query tiles and a ragged last block
+    (benchmarks/NOTES.md, v16)."""
+    if INDEX_REGS > 0:
+        lanes = tl.arange(0, INDEX_REGS)
+        return tl.load(IDX + start + lanes, mask=lanes < end - start, other=0)
+    else:
+        return tl.zeros((1,), tl.int32)
+
+
+@triton.jit
+def block_at(IDX, listed, start, i, INDEX_REGS: tl.constexpr):
+    """``IDX[i]`` for a walk over ``IDX[start:...]``: picked from the registers of
+    :func:`listed_stretch` by a masked sum (a few shuffles within a warp: the vector is
+    smaller than a warp's lanes, so each warp holds all of it), or read from the table
+    when ``INDEX_REGS = 0``."""
+    if INDEX_REGS > 0:
+        lanes = tl.arange(0, INDEX_REGS)
+        return tl.sum(tl.where(lanes == i - start, listed, 0), 0)
+    else:
+        return tl.load(IDX + i)

@@ -11,8 +11,8 @@ log-sum-exp ``log2(sum(2^(s * scale * log2(e))))`` = natural lse * log2(e).
 import triton
 import triton.language as tl
 
-from .common import (consecutive_run, dropout_keep, head_dim_mask, key_bound_mask, mma,
-                     scheduled_program, tile_mask, walk_ends)
+from .common import (block_at, consecutive_run, dropout_keep, head_dim_mask, key_bound_mask,
+                     listed_stretch, mma, scheduled_program, tile_mask, walk_ends)
 
 
 @triton.jit
@@ -73,7 +73,8 @@ def attention_forward_kernel(
         LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
         BLOCK_D: tl.constexpr, HAS_PADDING: tl.constexpr, HAS_DROPOUT: tl.constexpr,
         PRECISION: tl.constexpr, EVEN_D: tl.constexpr, USE_TMA: tl.constexpr,
-        ROW_RUNS: tl.constexpr, HAS_PARTIAL: tl.constexpr, HAS_SPLITS: tl.constexpr):
+        ROW_RUNS: tl.constexpr, HAS_PARTIAL: tl.constexpr, HAS_SPLITS: tl.constexpr,
+        INDEX_REGS: tl.constexpr):
     # Program (entry, query tile within the layout block) x (batch, head repeat). The
     # schedule entry names the layout row and the stretch of its lists this program walks.
     entry, q_block, tile, b, h, pid_g = scheduled_program(
@@ -128,8 +129,11 @@ def attention_forward_kernel(
             dropout_p, keep_threshold, BLOCK_N, False, HAS_PADDING, HAS_DROPOUT, PRECISION,
             EVEN_D, USE_TMA)
     if not ROW_RUNS:
+        # INDEX_REGS: the row's block indices held in registers (listed_stretch), so the
+        # loop pipelines like the run walk above.
+        listed = listed_stretch(FULL_IDX, full_start, full_end, INDEX_REGS)
         for t in range(full_start * SUBTILES + run_tiles, full_end * SUBTILES):
-            kb = tl.load(FULL_IDX + t // SUBTILES)
+            kb = block_at(FULL_IDX, listed, full_start, t // SUBTILES, INDEX_REGS)
             acc, l_i, m_i = _attend_tile(
                 acc, l_i, m_i, q, K, V, kb * LAYOUT_BLOCK + (t % SUBTILES) * BLOCK_N, offs_m,
                 offs_d, 0, b, bh, Nk, D, stride_kn, stride_kd, stride_vn, stride_vd, KPM,

@@ -102,14 +102,15 @@ def head_dim_tile(D: int) -> int:
 _KEY = ["BLOCK_D", "LAYOUT_BLOCK", "HAS_PADDING", "HAS_DROPOUT", "PRECISION", "LENGTH_CLASS",
         "EVEN_D", "HAS_PARTIAL"]
 _KEY_DKDV = _KEY + ["SCHEDULED", "COLUMN_RUNS"]
-_KEY_FWD = _KEY + ["USE_TMA", "ROW_RUNS"]
+_KEY_DQ = _KEY + ["ROW_RUNS"]
+_KEY_FWD = _KEY + ["USE_TMA", "ROW_RUNS", "INDEX_REGS"]
 
 
 def _tuned(kernel, kind: str) -> Kernel:
     """``kernel`` autotuned over :func:`_candidate_configs` (``kind``: fwd, dkdv, dq) on the
     first launch of each key, launched past the autotuner and Triton's argument binding
     after that (:class:`~sparseflash.kernels.fastlaunch.Kernel`)."""
-    key = {"fwd": _KEY_FWD, "dkdv": _KEY_DKDV, "dq": _KEY}[kind]
+    key = {"fwd": _KEY_FWD, "dkdv": _KEY_DKDV, "dq": _KEY_DQ}[kind]
     return Kernel(kernel, _candidate_configs(kind), key, functools.partial(_prune, kind))
 
 
@@ -147,10 +148,26 @@ class LayoutMeta:
     column_runs: int    # 1: every column's blocks are consecutive (Layout.columns_are_runs)
     row_runs: int       # 1: every row's blocks are consecutive (Layout.rows_are_runs)
     has_partial: int    # 1: some block has an element mask (causal diagonal, ragged end)
+    row_stretch: int    # most full blocks one forward program walks (longest_stretch)
 
     @classmethod
     def of(cls, layout) -> "LayoutMeta":
         return cls(*layout.kernel_meta())
+
+
+#: The longest table stretch a program holds in registers (``INDEX_REGS``, see
+#: ``kernels.common.listed_stretch``). Picking an index out of the vector is a masked sum,
+#: a few shuffles within a warp while the vector is no wider than a warp's 32 lanes.
+MAX_INDEX_REGS = 32
+
+
+def index_regs(stretch: int) -> int:
+    """``INDEX_REGS`` for walks of at most ``stretch`` listed blocks: 16 or 32 lanes (two
+    sizes, so that few kernels are compiled), or 0 (read the table in the loop) for longer
+    ones or with ``SPARSEFLASH_INDEX_REGS=0``."""
+    if stretch > MAX_INDEX_REGS or os.environ.get("SPARSEFLASH_INDEX_REGS", "1") == "0":
+        return 0
+    return 16 if stretch <= 16 else MAX_INDEX_REGS
 
 
 def _precision(dtype: torch.dtype) -> str:
@@ -289,7 +306,8 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
         LAYOUT_BLOCK=meta.block, BLOCK_D=block_d, HAS_PADDING=has_padding,
         HAS_DROPOUT=dropout_p > 0, PRECISION=_precision(q.dtype), EVEN_D=block_d == D,
         USE_TMA=use_tma, ROW_RUNS=bool(meta.row_runs), HAS_PARTIAL=bool(meta.has_partial),
-        HAS_SPLITS=meta.kv_slots > 0)
+        HAS_SPLITS=meta.kv_slots > 0,
+        INDEX_REGS=0 if meta.row_runs else index_regs(meta.row_stretch))
     if meta.kv_slots:
         # One launch for every split row: the merge is a handful of microseconds of GPU work,
         # and a chain of small torch ops would cost more in launches than the split saves.
@@ -352,7 +370,7 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
         scalars,
         (*q.stride(), *k.stride(), *v.stride(), *do.stride(), *o.stride(), *dq.stride(),
          s_kpm, s_lim, H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots,
-         row_class), HAS_SPLITS=meta.kv_slots > 0,
+         row_class), HAS_SPLITS=meta.kv_slots > 0, ROW_RUNS=bool(meta.row_runs),
         # Without its (empty) partial walk the dQ kernel measured 6-9% faster at D=64 and
         # no faster at D=128, where the dense one was 3.5% slower in three calls (not
         # understood; benchmarks/NOTES.md, v14): above D=64 it keeps the walk.

@@ -9,7 +9,7 @@ from typing import Dict, Optional, Tuple
 import torch
 
 from .errors import LayoutError
-from .schedule import SLOT, build_schedule
+from .schedule import FULL_END, FULL_START, SLOT, build_schedule
 
 # What a partial block's element mask is, besides the bounds (k < kv_seq_len) that every
 # partial block applies: nothing more, q >= k (causal diagonal), or q < k.
@@ -255,6 +255,16 @@ class Layout:
         return (entries.shape[0], int((entries[:, SLOT] >= 0).sum()),
                 self._build(f"{axis}_split_rows", cpu=True).numel())
 
+    def longest_stretch(self, axis: str = "kv") -> int:
+        """The most full blocks one program of the ``kv`` (rows) or ``q`` (columns)
+        schedule walks: a row's or column's full list, or a split one's longest chunk. The
+        forward holds a row stretch this short in registers instead of reading the table
+        in its loop."""
+        entries = self._build(f"{axis}_schedule", cpu=True).long()
+        if entries.numel() == 0:
+            return 0
+        return int((entries[:, FULL_END] - entries[:, FULL_START]).max())
+
     def _lists_are_runs(self, axis: str) -> bool:
         """Whether every row (``"kv"``) or column (``"q"``) lists consecutive full blocks:
         lists ascend, so last - first = count - 1."""
@@ -281,15 +291,17 @@ class Layout:
         """The integers the kernels need beside :meth:`kernel_tables`, in the field order of
         ``sparseflash.kernels.launch.LayoutMeta``: block, heads, nq, nk, the ``kv`` and ``q``
         :meth:`schedule_sizes`, the ``kv`` and ``q`` :meth:`mean_blocks`,
-        :meth:`columns_are_runs`, :meth:`rows_are_runs`, and whether any block is partial
-        (has an element mask). One place, so the launcher and ``attention()`` (which
-        must not import Triton) cannot disagree."""
+        :meth:`columns_are_runs`, :meth:`rows_are_runs`, whether any block is partial
+        (has an element mask), and the ``kv`` :meth:`longest_stretch`. One place,
+        so the launcher and ``attention()`` (which must not import Triton) cannot
+        disagree."""
         if self._kernel_meta is None:  # read on every attention() call: derive once, on the CPU
             self._kernel_meta = (
                 self.block, self.num_heads, self.num_q_blocks, self.num_kv_blocks,
                 *self.schedule_sizes("kv"), *self.schedule_sizes("q"),
                 self.mean_blocks("kv"), self.mean_blocks("q"), int(self.columns_are_runs()),
-                int(self.rows_are_runs()), int(self.partial_keys.numel() > 0))
+                int(self.rows_are_runs()), int(self.partial_keys.numel() > 0),
+                self.longest_stretch("kv"))
         return self._kernel_meta
 
     def kernel_tables(self) -> Tuple[torch.Tensor, ...]:
