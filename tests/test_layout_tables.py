@@ -410,3 +410,16 @@ def test_padding_limits_against_brute_force(layout):
                 listed = flat[off[r]:off[r + 1]]
                 expected = int(off[r]) + int((listed < kv_end).sum())
                 assert limits[b, 1 + 2 * r + j] == expected, (b, r, j)
+
+
+def test_schedule_fields_are_the_kernels():
+    """The kernels read schedule entries by the field numbers in kernels.common; the
+    schedule writes them by its own."""
+    from sparseflash.kernels import common
+    from sparseflash.layout import schedule
+    kernels = [common.ENTRY_ROW, common.ENTRY_FULL_START, common.ENTRY_FULL_END,
+               common.ENTRY_PARTIAL_START, common.ENTRY_PARTIAL_END, common.ENTRY_SLOT,
+               common.ENTRY_FIELDS]
+    assert [getattr(f, "value", f) for f in kernels] == [
+        schedule.ROW, schedule.FULL_START, schedule.FULL_END, schedule.PARTIAL_START,
+        schedule.PARTIAL_END, schedule.SLOT, schedule.FIELDS]

@@ -19,8 +19,9 @@ log-sum-exp; dropout regenerates the same keep-mask from the Philox seed.
 import triton
 import triton.language as tl
 
-from .common import (consecutive_run, dropout_keep, head_dim_mask, key_bound_mask, mma,
-                     scheduled_program, tile_mask, walk_ends)
+from .common import (ENTRY_FULL_END, ENTRY_FULL_START, ENTRY_PARTIAL_END, ENTRY_PARTIAL_START,
+                     ENTRY_SLOT, consecutive_run, dropout_keep, head_dim_mask, key_bound_mask,
+                     mma, scheduled_program, tile_mask, walk_ends)
 
 
 @triton.jit
@@ -190,8 +191,10 @@ def attention_dkdv_kernel(
             LSEh = LSE + bh.to(tl.int64) * N
             DELTAh = DELTA + bh.to(tl.int64) * N
             if SCHEDULED:
-                full_start, full_end = tl.load(entry + 1), tl.load(entry + 2)
-                part_start, part_end = tl.load(entry + 3), tl.load(entry + 4)
+                full_start = tl.load(entry + ENTRY_FULL_START)
+                full_end = tl.load(entry + ENTRY_FULL_END)
+                part_start = tl.load(entry + ENTRY_PARTIAL_START)
+                part_end = tl.load(entry + ENTRY_PARTIAL_END)
             else:
                 col = (h % LAYOUT_HEADS) * NUM_KV_BLOCKS + kb
                 full_start, full_end = tl.load(FULL_OFF + col), tl.load(FULL_OFF + col + 1)
@@ -240,7 +243,7 @@ def attention_dkdv_kernel(
     out_mask = n_ok[:, None] & d_ok[None, :]
     slot = -1
     if SCHEDULED and HAS_SPLITS:
-        slot = tl.load(entry + 5)
+        slot = tl.load(entry + ENTRY_SLOT)
     if slot < 0:
         DK += b.to(tl.int64) * stride_dkb + kv_h.to(tl.int64) * stride_dkh
         DV += b.to(tl.int64) * stride_dvb + kv_h.to(tl.int64) * stride_dvh
@@ -335,7 +338,7 @@ def attention_dq_kernel(
 
     SUBTILES: tl.constexpr = LAYOUT_BLOCK // BLOCK_N
     full_end, part_end = walk_ends(entry, KV_LIMITS, b, stride_lim_b, HAS_PADDING)
-    full_start = tl.load(entry + 1)
+    full_start = tl.load(entry + ENTRY_FULL_START)
     if ROW_RUNS:
         run = consecutive_run(FULL_IDX, full_start, full_end, LAYOUT_BLOCK, KNOWN_RUN=True)
         for t in range(0, (full_end - full_start) * SUBTILES):
@@ -352,7 +355,7 @@ def attention_dq_kernel(
                           stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold, BLOCK_N,
                           False, HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D)
     if HAS_PARTIAL:  # (no partial block in the layout: no loop to set up)
-        for t in range(tl.load(entry + 3) * SUBTILES, part_end * SUBTILES):
+        for t in range(tl.load(entry + ENTRY_PARTIAL_START) * SUBTILES, part_end * SUBTILES):
             kb = tl.load(PART_IDX + t // SUBTILES)
             code = tl.load(PART_CODE + t // SUBTILES)
             dq = _dq_tile(dq, q, do, lse2, delta, K, V,
@@ -364,7 +367,7 @@ def attention_dq_kernel(
     dq = dq * sm_scale
     slot = -1
     if HAS_SPLITS:
-        slot = tl.load(entry + 5)
+        slot = tl.load(entry + ENTRY_SLOT)
     if slot < 0:
         DQ += b.to(tl.int64) * stride_dqb + h.to(tl.int64) * stride_dqh
         tl.store(DQ + offs_m[:, None] * stride_dqn + offs_d[None, :] * stride_dqd,

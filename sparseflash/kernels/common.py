@@ -11,6 +11,15 @@ CODE_BOUNDS = tl.constexpr(0)
 CODE_CAUSAL = tl.constexpr(1)
 CODE_ANTICAUSAL = tl.constexpr(2)
 
+# Fields of a schedule entry (int32 each); the same numbers as sparseflash.layout.schedule.
+ENTRY_ROW = tl.constexpr(0)
+ENTRY_FULL_START = tl.constexpr(1)
+ENTRY_FULL_END = tl.constexpr(2)
+ENTRY_PARTIAL_START = tl.constexpr(3)
+ENTRY_PARTIAL_END = tl.constexpr(4)
+ENTRY_SLOT = tl.constexpr(5)
+ENTRY_FIELDS = tl.constexpr(6)
+
 
 @triton.jit
 def tile_mask(offs_m, offs_n, code, b, Nk, KPM, stride_kpm_b,
@@ -150,9 +159,9 @@ def walk_ends(entry, KV_LIMITS, b, stride_lim_b, HAS_PADDING: tl.constexpr):
     past the sequence's last real key: ``KV_LIMITS (B, 1 + 2 * rows)`` holds, per sequence
     and layout row, those cut points (``Layout.padding_limits``; rows list their blocks
     in ascending order, so everything after the cut is padding)."""
-    full_end, part_end = tl.load(entry + 2), tl.load(entry + 4)
+    full_end, part_end = tl.load(entry + ENTRY_FULL_END), tl.load(entry + ENTRY_PARTIAL_END)
     if HAS_PADDING:
-        limits = KV_LIMITS + b * stride_lim_b + 1 + 2 * tl.load(entry)
+        limits = KV_LIMITS + b * stride_lim_b + 1 + 2 * tl.load(entry + ENTRY_ROW)
         full_end = tl.minimum(full_end, tl.load(limits))
         part_end = tl.minimum(part_end, tl.load(limits + 1))
     return full_end, part_end
@@ -168,8 +177,8 @@ def scheduled_program(SCHED, H, NUM_ROWS, LAYOUT_HEADS, TILES: tl.constexpr):
     """
     pid = tl.program_id(0)
     pid_g = tl.program_id(1)
-    entry = SCHED + (pid // TILES) * 6
-    row = tl.load(entry)
+    entry = SCHED + (pid // TILES) * ENTRY_FIELDS
+    row = tl.load(entry + ENTRY_ROW)
     rep = H // LAYOUT_HEADS
     b = pid_g // rep
     h = (row // NUM_ROWS) * rep + pid_g % rep

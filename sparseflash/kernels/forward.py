@@ -11,7 +11,8 @@ log-sum-exp ``log2(sum(2^(s * scale * log2(e))))`` = natural lse * log2(e).
 import triton
 import triton.language as tl
 
-from .common import (block_at, consecutive_run, dropout_keep, head_dim_mask, key_bound_mask,
+from .common import (ENTRY_FULL_START, ENTRY_PARTIAL_START, ENTRY_SLOT, block_at,
+                     consecutive_run, dropout_keep, head_dim_mask, key_bound_mask,
                      listed_stretch, mma, scheduled_program, tile_mask, walk_ends)
 
 
@@ -111,7 +112,7 @@ def attention_forward_kernel(
     # (walk_ends): a shorter loop rather than a branch per block, which would keep the
     # pipeliner from prefetching K and V (benchmarks/NOTES.md, v7).
     full_end, part_end = walk_ends(entry, KV_LIMITS, b, stride_lim_b, HAS_PADDING)
-    full_start = tl.load(entry + 1)
+    full_start = tl.load(entry + ENTRY_FULL_START)
     # Consecutive key blocks are walked with offsets computed, not read (consecutive_run);
     # other lists through the table. Two loops in sequence, one of them empty, rather than
     # an if/else: the compiler reuses the shared memory of sequential loops' pipelines but
@@ -140,7 +141,7 @@ def attention_forward_kernel(
                 stride_kpm_b, qk_scale, seed, dropout_p, keep_threshold, BLOCK_N, False,
                 HAS_PADDING, HAS_DROPOUT, PRECISION, EVEN_D, USE_TMA)
     if HAS_PARTIAL:
-        for t in range(tl.load(entry + 3) * SUBTILES, part_end * SUBTILES):
+        for t in range(tl.load(entry + ENTRY_PARTIAL_START) * SUBTILES, part_end * SUBTILES):
             kb = tl.load(PART_IDX + t // SUBTILES)
             code = tl.load(PART_CODE + t // SUBTILES)
             acc, l_i, m_i = _attend_tile(
@@ -158,7 +159,7 @@ def attention_forward_kernel(
     lse = tl.where(has_keys, m_i + tl.math.log2(tl.where(has_keys, l_i, 1.0)), float("-inf"))
     slot = -1
     if HAS_SPLITS:  # some row of the layout is split across programs (else no branch)
-        slot = tl.load(entry + 5)
+        slot = tl.load(entry + ENTRY_SLOT)
     if slot < 0:
         O += b.to(tl.int64) * stride_ob + h.to(tl.int64) * stride_oh
         tl.store(O + offs_m[:, None] * stride_on + offs_d[None, :] * stride_od,
