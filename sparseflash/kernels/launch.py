@@ -4,7 +4,8 @@ non-contiguous inputs.
 
 Autotuning is keyed on what changes the best tile (head dim and whether it fills its tile,
 dtype, layout block, padding, dropout, TMA loads, whether the layout has partial blocks or
-only consecutive rows, and a capped class of the mean row length: see
+only consecutive rows, how many table indices a forward program holds in registers (see
+:func:`index_regs`), and a capped class of the mean row length: see
 :func:`length_class`), never on the sequence length itself; ``N`` and ``Nk``
 are not specialised either, so a new length reuses the compiled kernel.
 """
