@@ -250,6 +250,7 @@ def _jobs():
                 jobs.append((d, pattern, variant))
             if pattern == "dense":
                 jobs.append((d, pattern, VARIANTS[d][0] + ("table",)))
+                jobs.append((d, pattern, (128, 3, False, "table")))
     return jobs
 
 
