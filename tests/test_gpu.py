@@ -110,6 +110,44 @@ def test_descriptors_by_default_for_long_rows_on_hopper(monkeypatch):
     assert launch._use_tma(launch.TMA_ROW_CLASS - 1, k, k) is False
 
 
+# The Gluon forward of sm_90 GPUs (kernels.hopper) on every row it can take
+# (SPARSEFLASH_GLUON=1; by default only long rows): runs and table walks, causal diagonals
+# and ragged ends (partial blocks), GQA, a key length other than the query length, and a
+# split global row. The backward runs on its output and lse.
+GLUON_CASES = CASES[:4] + [
+    ("local(1) | global(1)", 2, 4, 2, 4096, 4096, 64, 128, False),
+    ("butterfly", 1, 4, 4, 1000, 1000, 128, 128, False),
+    ("dense", 1, 2, 2, 1024, 2000, 64, 128, False),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("case", GLUON_CASES, ids=[c[0] + f"-D{c[6]}" for c in GLUON_CASES])
+def test_gluon_forward_against_float64(case, dtype, monkeypatch):
+    from sparseflash.kernels import hopper
+    if not hopper.AVAILABLE or torch.cuda.get_device_capability()[0] != 9:
+        pytest.skip("the Gluon forward runs on sm_90 with Triton's Gluon")
+    monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
+    calls = []
+    real = hopper.forward
+    monkeypatch.setattr(hopper, "forward", lambda *a: calls.append(1) or real(*a))
+    _check_against_float64(case, dtype)
+    assert calls, "the Gluon forward did not run"
+
+
+def test_gluon_forward_by_default_for_long_rows_on_hopper(monkeypatch):
+    from sparseflash.kernels import hopper
+    monkeypatch.delenv("SPARSEFLASH_GLUON", raising=False)
+    q = torch.zeros(1, 2, 256, 64, device="cuda", dtype=torch.bfloat16)
+    on = hopper.AVAILABLE and torch.cuda.get_device_capability()[0] == 9
+    assert hopper.usable(q, q, q, 128, 0.0, False, True, False) is on
+    assert hopper.usable(q, q, q, 128, 0.0, False, False, True) is False  # short rows
+    assert hopper.usable(q, q, q, 128, 0.1, False, True, True) is False   # dropout
+    q128 = torch.zeros(1, 2, 256, 128, device="cuda", dtype=torch.bfloat16)
+    assert hopper.usable(q128, q128, q128, 128, 0.0, False, True, True) is on
+    assert hopper.usable(q128, q128, q128, 128, 0.0, False, True, False) is False
+
+
 @pytest.mark.parametrize("scale", [-30.0, 0.0])
 def test_non_positive_scale(scale):
     """The launcher rewrites scale <= 0 for the forward (q -> -q, or q -> 0)."""

@@ -22,6 +22,7 @@ import torch
 import triton
 
 from ..reference import keep_threshold
+from . import hopper
 from .backward import attention_dkdv_kernel, attention_dq_kernel, sum_split_rows_kernel
 from .fastlaunch import Kernel, interpreting
 from .forward import attention_forward_kernel, merge_split_rows_kernel
@@ -295,6 +296,13 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
     grid = lambda cfg: (meta.kv_programs * (meta.block // cfg["BLOCK_M"]), groups)  # noqa: E731
     block_d = head_dim_tile(D)
     row_class = length_class(meta.row_blocks)
+    if hopper.usable(q, k, v, meta.block, dropout_p, has_padding,
+                     row_class >= TMA_ROW_CLASS, bool(meta.row_runs)):
+        hopper.forward(q, k, v, o, lse, tables[1], tables[3], tables[4], tables[10], ws_o,
+                       ws_lse, scale * LOG2E, meta.kv_programs, groups, meta.num_q_blocks,
+                       meta.heads, meta.kv_slots, meta.block, bool(meta.row_runs),
+                       bool(meta.has_partial))
+        return _merge_split_rows(o, lse, ws_o, ws_lse, tables, meta, groups)
     use_tma = _use_tma(row_class, k, v)
     if use_tma:
         _ensure_allocator()
@@ -309,9 +317,16 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
         USE_TMA=use_tma, ROW_RUNS=bool(meta.row_runs), HAS_PARTIAL=bool(meta.has_partial),
         HAS_SPLITS=meta.kv_slots > 0,
         INDEX_REGS=0 if meta.row_runs else index_regs(meta.row_stretch))
+    return _merge_split_rows(o, lse, ws_o, ws_lse, tables, meta, groups)
+
+
+def _merge_split_rows(o, lse, ws_o, ws_lse, tables, meta, groups):
+    """Combine the chunks of the split rows the forward left in the workspace into ``o``
+    and ``lse``; returns ``(o, lse)``."""
     if meta.kv_slots:
         # One launch for every split row: the merge is a handful of microseconds of GPU work,
         # and a chain of small torch ops would cost more in launches than the split saves.
+        B, H, N, D = o.shape
         split_slots, split_rows = tables[11], tables[12]
         block_m = min(meta.block, 64)
         _merge(

@@ -1,0 +1,260 @@
+"""The forward on Hopper GPUs, written in Gluon (Triton's lower-level language).
+
+Same schedule, tables, masks and outputs as ``forward.attention_forward_kernel``; what
+differs is who pipelines the loads. Triton's pipeliner cannot keep K/V copies in flight
+past a block index read from the table, and keeps two tiles ahead at best
+(benchmarks/NOTES.md, v16). Here each program runs a ring of ``STAGES`` K/V buffers
+filled by the copy engine (TMA) on mbarriers, ``STAGES`` tiles ahead, and computes the
+addresses of those copies itself, so a table walk pipelines like a computed one. On an
+H200 (NOTES v17, ``benchmarks/sessions/s15_gluon_probe.py``) a minimal kernel of this
+form ran the dense D=64 forward at 483 TFLOP/s against 435 for the Triton forward and 464
+for cuDNN.
+
+Used by ``launch.forward`` on sm_90 when :func:`usable` says so; everything else (other
+GPUs, the interpreter, dropout, key padding, other head dims) goes through the Triton
+kernel. Gluon is experimental in Triton; this module imports nothing when it is missing.
+"""
+
+from __future__ import annotations
+
+import os
+
+import torch
+
+try:
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as gl
+    from triton.experimental.gluon.language.nvidia.hopper import (mbarrier, tma, warpgroup_mma,
+                                                                  warpgroup_mma_wait)
+    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+    AVAILABLE = True
+except ImportError:  # a Triton without Gluon's Hopper API
+    AVAILABLE = False
+
+#: Query rows per program (two warp groups of 64), key rows per tile, K/V buffers.
+BLOCK_M, BLOCK_N, STAGES, NUM_WARPS = 128, 128, 3, 8
+
+if AVAILABLE:
+    @gluon.jit
+    def _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX, t,
+                  n_full, n_tiles, full_start, part_start, run_first, k_row0,
+                  LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr, STAGES: gl.constexpr,
+                  ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
+        """Start the copies of the program's key tile ``t`` (none past the last) into
+        buffer ``t % STAGES``: full blocks first (computed from the run's first block, or
+        read from the table), then partial ones."""
+        SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
+        ok = t < n_tiles
+        if ROW_RUNS:
+            block = run_first + t // SUB
+        else:
+            block = gl.load(FULL_IDX + full_start + t // SUB, mask=ok & (t < n_full), other=0)
+        if HAS_PARTIAL:
+            part = gl.load(PART_IDX + part_start + (t - n_full) // SUB,
+                           mask=ok & (t >= n_full), other=0)
+            block = gl.where(t < n_full, block, part)
+        row = k_row0 + block * LAYOUT_BLOCK + (t % SUB) * BLOCK_N
+        slot = t % STAGES
+        mbarrier.expect(k_bar.index(slot), k_desc.block_type.nbytes, pred=ok)
+        tma.async_copy_global_to_shared(k_desc, [row, 0], k_bar.index(slot),
+                                        k_smem.index(slot), pred=ok)
+        mbarrier.expect(v_bar.index(slot), v_desc.block_type.nbytes, pred=ok)
+        tma.async_copy_global_to_shared(v_desc, [row, 0], v_bar.index(slot),
+                                        v_smem.index(slot), pred=ok)
+
+    @gluon.jit
+    def _partial_mask(s, code, q_start, key_start, Nk, BLOCK_M: gl.constexpr,
+                      BLOCK_N: gl.constexpr, layout: gl.constexpr):
+        """``s`` with the scores a partial block leaves out set to -inf: the same rule as
+        ``common.tile_mask`` (codes as ``sparseflash.layout.CODE_*``: 0 bounds only, 1
+        causal, 2 anti-causal; keys past ``Nk`` never count)."""
+        offs_m = q_start + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, layout))
+        offs_n = key_start + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, layout))
+        causal = gl.expand_dims(offs_m, 1) >= gl.expand_dims(offs_n, 0)
+        keep = (code == 0) | ((code == 1) & causal) | ((code == 2) & (~causal))
+        keep = keep & gl.expand_dims(offs_n < Nk, 0)
+        return gl.where(keep, s, float("-inf"))
+
+    @gluon.jit
+    def hopper_forward_kernel(
+            q_desc, k_desc, v_desc, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O,
+            WS_LSE, qk_scale, stride_ob, stride_oh, stride_on,
+            H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
+            LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+            D: gl.constexpr, STAGES: gl.constexpr, ROW_RUNS: gl.constexpr,
+            HAS_PARTIAL: gl.constexpr, num_warps: gl.constexpr):
+        """Program (schedule entry, query tile) x (batch, head repeat), as the Triton
+        forward's. q/k/v_desc: descriptors over the (B*H*N, D) and (B*H_KV*Nk, D) rows of
+        contiguous q, k, v; O (B, H, N, D) with unit stride along D; LSE (B, H, N) float32
+        base 2. Query rows past N and key rows past Nk are read (from the next head, or
+        zeros past the end) but never stored, and never counted: the ragged last key
+        block is always a partial one, masked to ``< Nk``."""
+        TILES: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
+        SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
+        pid = gl.program_id(0)
+        pid_g = gl.program_id(1)
+        entry = SCHED + (pid // TILES) * 6  # the fields of common.ENTRY_*
+        row = gl.load(entry)
+        rep = H // LAYOUT_HEADS
+        b = pid_g // rep
+        h = (row // NUM_Q_BLOCKS) * rep + pid_g % rep
+        q_block = row % NUM_Q_BLOCKS
+        q_start = q_block * LAYOUT_BLOCK + (pid % TILES) * BLOCK_M
+        kv_h = h // (H // H_KV)
+        k_row0 = (b * H_KV + kv_h) * Nk
+        full_start = gl.load(entry + 1)
+        n_full = (gl.load(entry + 2) - full_start) * SUB
+        if HAS_PARTIAL:
+            part_start = gl.load(entry + 3)
+            n_tiles = n_full + (gl.load(entry + 4) - part_start) * SUB
+        else:
+            part_start = 0
+            n_tiles = n_full
+        if ROW_RUNS:
+            run_first = gl.load(FULL_IDX + full_start, mask=n_full > 0, other=0)
+        else:
+            run_first = 0
+
+        dtype: gl.constexpr = q_desc.dtype
+        s_layout: gl.constexpr = gl.NVMMADistributedLayout(
+            version=[3, 0], warps_per_cta=[num_warps, 1], instr_shape=[16, BLOCK_N, 16])
+        o_layout: gl.constexpr = gl.NVMMADistributedLayout(
+            version=[3, 0], warps_per_cta=[num_warps, 1], instr_shape=[16, D, 16])
+        p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout,
+                                                     k_width=2)
+        rows_s: gl.constexpr = gl.SliceLayout(1, s_layout)
+        rows_o: gl.constexpr = gl.SliceLayout(1, o_layout)
+
+        q_smem = gl.allocate_shared_memory(dtype, [BLOCK_M, D], q_desc.layout)
+        k_smem = gl.allocate_shared_memory(dtype, [STAGES, BLOCK_N, D], k_desc.layout)
+        v_smem = gl.allocate_shared_memory(dtype, [STAGES, BLOCK_N, D], v_desc.layout)
+        q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+        k_bar = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+        v_bar = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+        mbarrier.init(q_bar, count=1)
+        for i in gl.static_range(STAGES):
+            mbarrier.init(k_bar.index(i), count=1)
+            mbarrier.init(v_bar.index(i), count=1)
+
+        mbarrier.expect(q_bar, q_desc.block_type.nbytes)
+        tma.async_copy_global_to_shared(q_desc, [(b * H + h) * N + q_start, 0], q_bar, q_smem)
+        for t in gl.static_range(STAGES):
+            _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX, t,
+                      n_full, n_tiles, full_start, part_start, run_first, k_row0,
+                      LAYOUT_BLOCK, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL)
+
+        zero_s = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
+        acc = gl.zeros([BLOCK_M, D], gl.float32, o_layout)
+        m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, rows_s)
+        l_i = gl.zeros([BLOCK_M], gl.float32, rows_s)
+        mbarrier.wait(q_bar, 0)
+        for j in range(n_tiles):
+            slot = j % STAGES
+            phase = (j // STAGES) & 1
+            mbarrier.wait(k_bar.index(slot), phase)
+            s = warpgroup_mma(q_smem, k_smem.index(slot).permute((1, 0)), zero_s,
+                              use_acc=False, is_async=True)
+            s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
+            if HAS_PARTIAL:
+                if j >= n_full:
+                    listed = part_start + (j - n_full) // SUB
+                    key_start = gl.load(PART_IDX + listed) * LAYOUT_BLOCK + (j % SUB) * BLOCK_N
+                    s = _partial_mask(s, gl.load(PART_CODE + listed), q_start, key_start, Nk,
+                                      BLOCK_M, BLOCK_N, s_layout)
+            # As the Triton forward: the maximum over raw scores, scaled once per row; a
+            # row with nothing on so far shifts by 0 so that exp2 gives 0, not NaN.
+            m_new = gl.maximum(m_i, gl.max(s, 1) * qk_scale)
+            m_safe = gl.where(m_new == float("-inf"), 0.0, m_new)
+            p = gl.exp2(s * qk_scale - gl.expand_dims(m_safe, 1))
+            alpha = gl.exp2(m_i - m_safe)
+            l_i = l_i * alpha + gl.sum(p, 1)
+            m_i = m_new
+            acc = acc * gl.expand_dims(gl.convert_layout(alpha, rows_o), 1)
+            p_op = gl.convert_layout(p.to(dtype), p_layout)
+            mbarrier.wait(v_bar.index(slot), phase)
+            acc = warpgroup_mma(p_op, v_smem.index(slot), acc, is_async=True)
+            acc, p_op = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p_op))
+            # This tile's buffers are free again: refill them STAGES tiles ahead.
+            _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
+                      j + STAGES, n_full, n_tiles, full_start, part_start, run_first, k_row0,
+                      LAYOUT_BLOCK, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL)
+
+        mbarrier.invalidate(q_bar)
+        for i in gl.static_range(STAGES):
+            mbarrier.invalidate(k_bar.index(i))
+            mbarrier.invalidate(v_bar.index(i))
+        # Rows with no key: O = 0 and lse = -inf (never NaN).
+        has_keys = l_i > 0.0
+        l_safe = gl.where(has_keys, l_i, 1.0)
+        out = acc / gl.expand_dims(gl.convert_layout(l_safe, rows_o), 1)
+        lse = gl.where(has_keys, m_i + gl.log2(l_safe), float("-inf"))
+        offs_m = q_start + gl.arange(0, BLOCK_M, layout=rows_o)
+        offs_d = gl.arange(0, D, layout=gl.SliceLayout(0, o_layout))
+        lse_m = q_start + gl.arange(0, BLOCK_M, layout=rows_s)
+        # (offs_d < D is all true: it gives the row mask the tile's full shape.)
+        o_mask = gl.expand_dims(offs_m < N, 1) & gl.expand_dims(offs_d < D, 0)
+        # The entry's slot (-1 unless the row is split) is read even for layouts without
+        # split rows: leaving the workspace branch out at compile time (a HAS_SPLITS
+        # constexpr, as the Triton forward has) crashed Triton 3.6's Gluon lowering.
+        split_slot = gl.load(entry + 5)
+        if split_slot < 0:
+            O += b.to(gl.int64) * stride_ob + h.to(gl.int64) * stride_oh
+            gl.store(O + gl.expand_dims(offs_m, 1) * stride_on + gl.expand_dims(offs_d, 0),
+                     out.to(dtype), mask=o_mask)
+            gl.store(LSE + (b * H + h).to(gl.int64) * N + lse_m, lse, mask=lse_m < N)
+        else:
+            # One chunk of a split row: as the Triton forward, to the float32 workspace
+            # (pid_g, slot, row in block, D) that launch.forward merges.
+            ws_row = (pid_g.to(gl.int64) * WS_SLOTS + split_slot) * LAYOUT_BLOCK - q_block * LAYOUT_BLOCK
+            gl.store(WS_O + gl.expand_dims(ws_row + offs_m, 1) * D + gl.expand_dims(offs_d, 0),
+                     out, mask=o_mask)
+            gl.store(WS_LSE + ws_row + lse_m, lse, mask=lse_m < N)
+
+
+def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout_block: int,
+           dropout_p: float, has_padding: bool, long_rows: bool, row_runs: bool) -> bool:
+    """Whether ``launch.forward`` runs this kernel. ``SPARSEFLASH_GLUON=0`` never, ``=1``
+    whenever the inputs allow it, else (``auto``) also only for long rows (a plain Gluon
+    launch costs tens of microseconds of host time more than ``fastlaunch``'s, which short
+    rows would feel) and, at D=128, only for rows walked at computed offsets (a table walk
+    measured 2.5% slower there than the Triton forward; NOTES v17).
+
+    The inputs must allow it: an sm_90 GPU, float16 or bfloat16, D of 64 or 128, no
+    dropout and no key padding (not implemented here), a layout block that is a multiple
+    of the tiles, and contiguous q, k, v (their rows are read through one descriptor each)."""
+    setting = os.environ.get("SPARSEFLASH_GLUON", "auto")
+    if setting == "0" or not AVAILABLE or os.environ.get("TRITON_INTERPRET", "0") == "1":
+        return False
+    D = q.shape[-1]
+    if (q.device.type != "cuda" or torch.cuda.get_device_capability(q.device)[0] != 9
+            or q.dtype not in (torch.float16, torch.bfloat16) or D not in (64, 128)
+            or dropout_p > 0 or has_padding or layout_block % BLOCK_M
+            or layout_block % BLOCK_N):
+        return False
+    if not all(t.is_contiguous() and t.data_ptr() % 16 == 0 for t in (q, k, v)):
+        return False
+    return setting == "1" or (long_rows and (row_runs or D == 64))
+
+
+def forward(q, k, v, o, lse, full_idx, part_idx, part_code, sched, ws_o, ws_lse, qk_scale,
+            programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
+            row_runs, has_partial):
+    """Launch :func:`hopper_forward_kernel` on ``programs`` schedule entries (see
+    ``launch.forward``, which checked :func:`usable`); writes ``o``, ``lse`` and the
+    workspace of split rows."""
+    B, H, N, D = q.shape
+    H_kv, Nk = k.shape[1], k.shape[2]
+    gl_dtype = gl.bfloat16 if q.dtype == torch.bfloat16 else gl.float16
+
+    def descriptor(t, rows):
+        flat = t.view(-1, D)
+        smem = gl.NVMMASharedLayout.get_default_for([rows, D], gl_dtype)
+        return TensorDescriptor(flat, list(flat.shape), [D, 1], [rows, D], smem)
+
+    grid = (programs * (layout_block // BLOCK_M), groups)
+    hopper_forward_kernel[grid](
+        descriptor(q, BLOCK_M), descriptor(k, BLOCK_N), descriptor(v, BLOCK_N), o, lse,
+        full_idx, part_idx, part_code, sched, ws_o, ws_lse, qk_scale, *o.stride()[:3],
+        H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots,
+        LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
+        ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, num_warps=NUM_WARPS)
