@@ -110,10 +110,10 @@ def test_descriptors_by_default_for_long_rows_on_hopper(monkeypatch):
     assert launch._use_tma(launch.TMA_ROW_CLASS - 1, k, k) is False
 
 
-# The Gluon forward of sm_90 GPUs (kernels.hopper) on every row it can take
-# (SPARSEFLASH_GLUON=1; by default only long rows): runs and table walks, causal diagonals
-# and ragged ends (partial blocks), GQA, a key length other than the query length, and a
-# split global row. The backward runs on its output and lse.
+# The opt-in Gluon forward of sm_90 GPUs (kernels.hopper, SPARSEFLASH_GLUON=1): runs
+# and table walks, causal diagonals and ragged ends (partial blocks), GQA, a key length
+# other than the query length, and a split global row. The backward runs on its output
+# and lse.
 GLUON_CASES = CASES[:4] + [
     ("local(1) | global(1)", 2, 4, 2, 4096, 4096, 64, 128, False),
     ("butterfly", 1, 4, 4, 1000, 1000, 128, 128, False),
@@ -135,17 +135,18 @@ def test_gluon_forward_against_float64(case, dtype, monkeypatch):
     assert calls, "the Gluon forward did not run"
 
 
-def test_gluon_forward_by_default_for_long_rows_on_hopper(monkeypatch):
+def test_gluon_forward_only_when_asked(monkeypatch):
     from sparseflash.kernels import hopper
-    monkeypatch.delenv("SPARSEFLASH_GLUON", raising=False)
     q = torch.zeros(1, 2, 256, 64, device="cuda", dtype=torch.bfloat16)
+    monkeypatch.delenv("SPARSEFLASH_GLUON", raising=False)
+    assert hopper.usable(q, q, q, 128, 0.0, False) is False
+    monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
     on = hopper.AVAILABLE and torch.cuda.get_device_capability()[0] == 9
-    assert hopper.usable(q, q, q, 128, 0.0, False, True, False) is on
-    assert hopper.usable(q, q, q, 128, 0.0, False, False, True) is False  # short rows
-    assert hopper.usable(q, q, q, 128, 0.1, False, True, True) is False   # dropout
-    q128 = torch.zeros(1, 2, 256, 128, device="cuda", dtype=torch.bfloat16)
-    assert hopper.usable(q128, q128, q128, 128, 0.0, False, True, True) is on
-    assert hopper.usable(q128, q128, q128, 128, 0.0, False, True, False) is False
+    assert hopper.usable(q, q, q, 128, 0.0, False) is on
+    assert hopper.usable(q, q, q, 128, 0.1, False) is False   # dropout
+    assert hopper.usable(q, q, q, 128, 0.0, True) is False    # key padding
+    assert hopper.usable(q, q, q, 64, 0.0, False) is False    # block under the tile
+    assert hopper.usable(q.transpose(1, 2), q, q, 128, 0.0, False) is False
 
 
 @pytest.mark.parametrize("scale", [-30.0, 0.0])

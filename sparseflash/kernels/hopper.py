@@ -8,9 +8,11 @@ filled by the copy engine (TMA) on mbarriers, ``STAGES`` tiles ahead, and comput
 addresses of those copies itself, so a table walk pipelines like a computed one. On an
 H200 (NOTES v17, ``benchmarks/sessions/s15_gluon_probe.py``) a minimal kernel of this
 form ran the dense D=64 forward at 483 TFLOP/s against 435 for the Triton forward and 464
-for cuDNN.
+for cuDNN; this kernel, with the schedule, masks and split rows added, did not (yet).
 
-Used by ``launch.forward`` on sm_90 when :func:`usable` says so; everything else (other
+Experimental and opt-in (``SPARSEFLASH_GLUON=1``): inside the library this kernel is
+still slower than the Triton forward, for a reason not yet found (see :func:`usable`).
+``launch.forward`` runs it on sm_90 when :func:`usable` says so; everything else (other
 GPUs, the interpreter, dropout, key padding, other head dims) goes through the Triton
 kernel. Gluon is experimental in Triton; this module imports nothing when it is missing.
 """
@@ -212,18 +214,20 @@ if AVAILABLE:
 
 
 def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout_block: int,
-           dropout_p: float, has_padding: bool, long_rows: bool, row_runs: bool) -> bool:
-    """Whether ``launch.forward`` runs this kernel. ``SPARSEFLASH_GLUON=0`` never, ``=1``
-    whenever the inputs allow it, else (``auto``) also only for long rows (a plain Gluon
-    launch costs tens of microseconds of host time more than ``fastlaunch``'s, which short
-    rows would feel) and, at D=128, only for rows walked at computed offsets (a table walk
-    measured 2.5% slower there than the Triton forward; NOTES v17).
+           dropout_p: float, has_padding: bool) -> bool:
+    """Whether ``launch.forward`` runs this kernel: only with ``SPARSEFLASH_GLUON=1``
+    (opt-in), and only where the inputs allow it: an sm_90 GPU, float16 or bfloat16, D of
+    64 or 128, no dropout and no key padding (not implemented here), a layout block that
+    is a multiple of the tiles, and contiguous q, k, v (their rows are read through one
+    descriptor each).
 
-    The inputs must allow it: an sm_90 GPU, float16 or bfloat16, D of 64 or 128, no
-    dropout and no key padding (not implemented here), a layout block that is a multiple
-    of the tiles, and contiguous q, k, v (their rows are read through one descriptor each)."""
-    setting = os.environ.get("SPARSEFLASH_GLUON", "auto")
-    if setting == "0" or not AVAILABLE or os.environ.get("TRITON_INTERPRET", "0") == "1":
+    Off by default because inside the library it is still slower than the Triton forward
+    (H200, dense: D=64 3.30 against 2.46 ms of kernel time, D=128 4.78 against 4.33),
+    although the probe kernel it grew from ran the same dense forward in 2.30 and 4.18 ms
+    (benchmarks/NOTES.md, v17): the difference between the two kernels is not found yet."""
+    if os.environ.get("SPARSEFLASH_GLUON", "0") != "1" or not AVAILABLE:
+        return False
+    if os.environ.get("TRITON_INTERPRET", "0") == "1":
         return False
     D = q.shape[-1]
     if (q.device.type != "cuda" or torch.cuda.get_device_capability(q.device)[0] != 9
@@ -231,9 +235,7 @@ def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout_block: int,
             or dropout_p > 0 or has_padding or layout_block % BLOCK_M
             or layout_block % BLOCK_N):
         return False
-    if not all(t.is_contiguous() and t.data_ptr() % 16 == 0 for t in (q, k, v)):
-        return False
-    return setting == "1" or (long_rows and (row_runs or D == 64))
+    return all(t.is_contiguous() and t.data_ptr() % 16 == 0 for t in (q, k, v))
 
 
 def forward(q, k, v, o, lse, full_idx, part_idx, part_code, sched, ws_o, ws_lse, qk_scale,
