@@ -207,7 +207,8 @@ if AVAILABLE:
         else:
             # One chunk of a split row: as the Triton forward, to the float32 workspace
             # (pid_g, slot, row in block, D) that launch.forward merges.
-            ws_row = (pid_g.to(gl.int64) * WS_SLOTS + split_slot) * LAYOUT_BLOCK - q_block * LAYOUT_BLOCK
+            ws_row = ((pid_g.to(gl.int64) * WS_SLOTS + split_slot) * LAYOUT_BLOCK
+                      - q_block * LAYOUT_BLOCK)
             gl.store(WS_O + gl.expand_dims(ws_row + offs_m, 1) * D + gl.expand_dims(offs_d, 0),
                      out, mask=o_mask)
             gl.store(WS_LSE + ws_row + lse_m, lse, mask=lse_m < N)
