@@ -23,6 +23,10 @@ import os
 
 import torch
 
+from .common import (CODE_ANTICAUSAL, CODE_BOUNDS, CODE_CAUSAL, ENTRY_FIELDS,
+                     ENTRY_FULL_END, ENTRY_FULL_START, ENTRY_PARTIAL_END, ENTRY_PARTIAL_START,
+                     ENTRY_ROW, ENTRY_SLOT)
+
 try:
     from triton.experimental import gluon
     from triton.experimental.gluon import language as gl
@@ -68,12 +72,12 @@ if AVAILABLE:
     def _partial_mask(s, code, q_start, key_start, Nk, BLOCK_M: gl.constexpr,
                       BLOCK_N: gl.constexpr, layout: gl.constexpr):
         """``s`` with the scores a partial block leaves out set to -inf: the same rule as
-        ``common.tile_mask`` (codes as ``sparseflash.layout.CODE_*``: 0 bounds only, 1
-        causal, 2 anti-causal; keys past ``Nk`` never count)."""
+        ``common.tile_mask`` without key padding (keys past ``Nk`` never count)."""
         offs_m = q_start + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, layout))
         offs_n = key_start + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, layout))
         causal = gl.expand_dims(offs_m, 1) >= gl.expand_dims(offs_n, 0)
-        keep = (code == 0) | ((code == 1) & causal) | ((code == 2) & (~causal))
+        keep = ((code == CODE_BOUNDS) | ((code == CODE_CAUSAL) & causal)
+                | ((code == CODE_ANTICAUSAL) & (~causal)))
         keep = keep & gl.expand_dims(offs_n < Nk, 0)
         return gl.where(keep, s, float("-inf"))
 
@@ -95,8 +99,8 @@ if AVAILABLE:
         SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
         pid = gl.program_id(0)
         pid_g = gl.program_id(1)
-        entry = SCHED + (pid // TILES) * 6  # the fields of common.ENTRY_*
-        row = gl.load(entry)
+        entry = SCHED + (pid // TILES) * ENTRY_FIELDS
+        row = gl.load(entry + ENTRY_ROW)
         rep = H // LAYOUT_HEADS
         b = pid_g // rep
         h = (row // NUM_Q_BLOCKS) * rep + pid_g % rep
@@ -104,11 +108,11 @@ if AVAILABLE:
         q_start = q_block * LAYOUT_BLOCK + (pid % TILES) * BLOCK_M
         kv_h = h // (H // H_KV)
         k_row0 = (b * H_KV + kv_h) * Nk
-        full_start = gl.load(entry + 1)
-        n_full = (gl.load(entry + 2) - full_start) * SUB
+        full_start = gl.load(entry + ENTRY_FULL_START)
+        n_full = (gl.load(entry + ENTRY_FULL_END) - full_start) * SUB
         if HAS_PARTIAL:
-            part_start = gl.load(entry + 3)
-            n_tiles = n_full + (gl.load(entry + 4) - part_start) * SUB
+            part_start = gl.load(entry + ENTRY_PARTIAL_START)
+            n_tiles = n_full + (gl.load(entry + ENTRY_PARTIAL_END) - part_start) * SUB
         else:
             part_start = 0
             n_tiles = n_full
@@ -198,7 +202,7 @@ if AVAILABLE:
         # The entry's slot (-1 unless the row is split) is read even for layouts without
         # split rows: leaving the workspace branch out at compile time (a HAS_SPLITS
         # constexpr, as the Triton forward has) crashed Triton 3.6's Gluon lowering.
-        split_slot = gl.load(entry + 5)
+        split_slot = gl.load(entry + ENTRY_SLOT)
         if split_slot < 0:
             O += b.to(gl.int64) * stride_ob + h.to(gl.int64) * stride_oh
             gl.store(O + gl.expand_dims(offs_m, 1) * stride_on + gl.expand_dims(offs_d, 0),
