@@ -33,6 +33,9 @@ try:
     from triton.experimental.gluon.language.nvidia.hopper import (mbarrier, tma, warpgroup_mma,
                                                                   warpgroup_mma_wait)
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+    # Triton 3.6 names the TMA load async_copy_global_to_shared; later Triton renamed it
+    # async_load (and the old name raises).
+    tma_load = getattr(tma, "async_load", None) or tma.async_copy_global_to_shared
     AVAILABLE = True
 except ImportError:  # a Triton without Gluon's Hopper API
     AVAILABLE = False
@@ -42,30 +45,49 @@ BLOCK_M, BLOCK_N, STAGES, NUM_WARPS = 128, 128, 3, 8
 
 if AVAILABLE:
     @gluon.jit
+    def _coords(SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS, LAYOUT_BLOCK: gl.constexpr,
+                BLOCK_M: gl.constexpr):
+        """The program's schedule entry (a pointer), batch, head, query block and first
+        query row. The kernel derives them before its loop and again after it: keeping
+        them in registers across the loop cost the D=64 kernel its second program per SM
+        (132 registers a thread against 128; NOTES v18)."""
+        TILES: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
+        pid = gl.program_id(0)
+        pid_g = gl.program_id(1)
+        entry = SCHED + (pid // TILES) * ENTRY_FIELDS
+        row = gl.load(entry + ENTRY_ROW)
+        rep = H // LAYOUT_HEADS
+        b = pid_g // rep
+        h = (row // NUM_Q_BLOCKS) * rep + pid_g % rep
+        q_block = row % NUM_Q_BLOCKS
+        q_start = q_block * LAYOUT_BLOCK + (pid % TILES) * BLOCK_M
+        return entry, b, h, q_block, q_start
+
+    @gluon.jit
     def _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX, t,
-                  n_full, n_tiles, full_start, part_start, run_first, k_row0,
+                  n_full, n_tiles, full_start, part_start, run_offset, k_row0,
                   LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr, STAGES: gl.constexpr,
                   ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
         """Start the copies of the program's key tile ``t`` (none past the last) into
-        buffer ``t % STAGES``: full blocks first (computed from the run's first block, or
-        read from the table), then partial ones."""
+        buffer ``t % STAGES``: full blocks first (consecutive rows from ``run_offset`` past
+        the head's first key row ``k_row0``, or read from the table), then partial ones."""
         SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
         ok = t < n_tiles
         if ROW_RUNS:
-            block = run_first + t // SUB
+            offset = run_offset + t * BLOCK_N
         else:
             block = gl.load(FULL_IDX + full_start + t // SUB, mask=ok & (t < n_full), other=0)
+            offset = block * LAYOUT_BLOCK + (t % SUB) * BLOCK_N
         if HAS_PARTIAL:
             part = gl.load(PART_IDX + part_start + (t - n_full) // SUB,
                            mask=ok & (t >= n_full), other=0)
-            block = gl.where(t < n_full, block, part)
-        row = k_row0 + block * LAYOUT_BLOCK + (t % SUB) * BLOCK_N
+            offset = gl.where(t < n_full, offset, part * LAYOUT_BLOCK + (t % SUB) * BLOCK_N)
         slot = t % STAGES
         mbarrier.expect(k_bar.index(slot), k_desc.block_type.nbytes, pred=ok)
-        tma.async_copy_global_to_shared(k_desc, [row, 0], k_bar.index(slot),
+        tma_load(k_desc, [k_row0 + offset, 0], k_bar.index(slot),
                                         k_smem.index(slot), pred=ok)
         mbarrier.expect(v_bar.index(slot), v_desc.block_type.nbytes, pred=ok)
-        tma.async_copy_global_to_shared(v_desc, [row, 0], v_bar.index(slot),
+        tma_load(v_desc, [k_row0 + offset, 0], v_bar.index(slot),
                                         v_smem.index(slot), pred=ok)
 
     @gluon.jit
@@ -82,6 +104,69 @@ if AVAILABLE:
         return gl.where(keep, s, float("-inf"))
 
     @gluon.jit
+    def _scores(q_smem, k_smem, k_bar, zero_s, j, partial, n_full, part_start, PART_IDX,
+                PART_CODE, q_start, Nk, LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr,
+                BLOCK_N: gl.constexpr, STAGES: gl.constexpr, MASKED: gl.constexpr,
+                s_layout: gl.constexpr):
+        """Raw scores Q K_j^T (BLOCK_M, BLOCK_N) of key tile ``j``, float32, once its keys
+        have landed. With ``MASKED`` and ``partial`` (tile j is a partial block's) the
+        scores its mask leaves out are -inf."""
+        SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
+        slot = j % STAGES
+        mbarrier.wait(k_bar.index(slot), (j // STAGES) & 1)
+        s = warpgroup_mma(q_smem, k_smem.index(slot).permute((1, 0)), zero_s, use_acc=False,
+                          is_async=True)
+        s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
+        if MASKED:
+            if partial:
+                listed = part_start + (j - n_full) // SUB
+                key_start = gl.load(PART_IDX + listed) * LAYOUT_BLOCK + (j % SUB) * BLOCK_N
+                s = _partial_mask(s, gl.load(PART_CODE + listed), q_start, key_start, Nk,
+                                  BLOCK_M, BLOCK_N, s_layout)
+        return s
+
+    @gluon.jit
+    def _softmax_step(s, m_i, l_i, qk_scale, GUARD: gl.constexpr):
+        """Online softmax of one score tile, as the Triton forward: the maximum over raw
+        scores, scaled once per row (base 2). Returns the tile's probabilities, the new
+        maxima and sums, and the factor that rescales what came before. With ``GUARD``
+        (layouts with partial blocks, whose masks can leave a row with nothing so far) a
+        row at -inf shifts by 0 so that exp2 gives 0, not NaN."""
+        m_new = gl.maximum(m_i, gl.max(s, 1) * qk_scale)
+        if GUARD:
+            m_shift = gl.where(m_new == float("-inf"), 0.0, m_new)
+        else:
+            m_shift = m_new
+        p = gl.exp2(s * qk_scale - gl.expand_dims(m_shift, 1))
+        alpha = gl.exp2(m_i - m_shift)
+        return p, m_new, l_i * alpha + gl.sum(p, 1), alpha
+
+    @gluon.jit
+    def _step(acc, p, m_i, l_i, j, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s, k_desc,
+              v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles, full_start, part_start,
+              run_offset, k_row0, q_start, Nk, qk_scale, LAYOUT_BLOCK: gl.constexpr,
+              BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, STAGES: gl.constexpr,
+              ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, MASKED: gl.constexpr,
+              s_layout: gl.constexpr, o_layout: gl.constexpr, p_layout: gl.constexpr):
+        """One trip of the loop: tile j-1's ``P V`` into ``acc``, then tile j's scores and
+        softmax (``MASKED``: tile j is a partial block's); refills tile j-1's buffers with
+        tile j-1+STAGES. Returns the new ``acc, p, m_i, l_i``."""
+        prev = (j - 1) % STAGES
+        mbarrier.wait(v_bar.index(prev), ((j - 1) // STAGES) & 1)
+        acc = warpgroup_mma(p, v_smem.index(prev), acc, is_async=True)
+        acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))[0]
+        s = _scores(q_smem, k_smem, k_bar, zero_s, j, True, n_full, part_start, PART_IDX,
+                    PART_CODE, q_start, Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, MASKED,
+                    s_layout)
+        p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, MASKED)
+        acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
+        p = gl.convert_layout(p.to(k_desc.dtype), p_layout)
+        _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
+                  j - 1 + STAGES, n_full, n_tiles, full_start, part_start, run_offset, k_row0,
+                  LAYOUT_BLOCK, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL)
+        return acc, p, m_i, l_i
+
+    @gluon.jit
     def hopper_forward_kernel(
             q_desc, k_desc, v_desc, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O,
             WS_LSE, qk_scale, stride_ob, stride_oh, stride_on,
@@ -94,20 +179,15 @@ if AVAILABLE:
         contiguous q, k, v; O (B, H, N, D) with unit stride along D; LSE (B, H, N) float32
         base 2. Query rows past N and key rows past Nk are read (from the next head, or
         zeros past the end) but never stored, and never counted: the ragged last key
-        block is always a partial one, masked to ``< Nk``."""
-        TILES: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
+        block is always a partial one, masked to ``< Nk``.
+
+        The loop runs tile j's ``P V`` before tile j+1's scores (the first tile's scores
+        peeled off ahead of it), each MMA waited at once; the buffers of tile j are
+        refilled with tile j + STAGES once both have read them."""
         SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
-        pid = gl.program_id(0)
-        pid_g = gl.program_id(1)
-        entry = SCHED + (pid // TILES) * ENTRY_FIELDS
-        row = gl.load(entry + ENTRY_ROW)
-        rep = H // LAYOUT_HEADS
-        b = pid_g // rep
-        h = (row // NUM_Q_BLOCKS) * rep + pid_g % rep
-        q_block = row % NUM_Q_BLOCKS
-        q_start = q_block * LAYOUT_BLOCK + (pid % TILES) * BLOCK_M
-        kv_h = h // (H // H_KV)
-        k_row0 = (b * H_KV + kv_h) * Nk
+        entry, b, h, q_block, q_start = _coords(SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
+                                                LAYOUT_BLOCK, BLOCK_M)
+        k_row0 = (b * H_KV + h // (H // H_KV)) * Nk
         full_start = gl.load(entry + ENTRY_FULL_START)
         n_full = (gl.load(entry + ENTRY_FULL_END) - full_start) * SUB
         if HAS_PARTIAL:
@@ -117,9 +197,9 @@ if AVAILABLE:
             part_start = 0
             n_tiles = n_full
         if ROW_RUNS:
-            run_first = gl.load(FULL_IDX + full_start, mask=n_full > 0, other=0)
+            run_offset = gl.load(FULL_IDX + full_start, mask=n_full > 0, other=0) * LAYOUT_BLOCK
         else:
-            run_first = 0
+            run_offset = 0
 
         dtype: gl.constexpr = q_desc.dtype
         s_layout: gl.constexpr = gl.NVMMADistributedLayout(
@@ -143,10 +223,10 @@ if AVAILABLE:
             mbarrier.init(v_bar.index(i), count=1)
 
         mbarrier.expect(q_bar, q_desc.block_type.nbytes)
-        tma.async_copy_global_to_shared(q_desc, [(b * H + h) * N + q_start, 0], q_bar, q_smem)
-        for t in gl.static_range(STAGES):
+        tma_load(q_desc, [(b * H + h) * N + q_start, 0], q_bar, q_smem)
+        for t in gl.static_range(STAGES - 1):
             _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX, t,
-                      n_full, n_tiles, full_start, part_start, run_first, k_row0,
+                      n_full, n_tiles, full_start, part_start, run_offset, k_row0,
                       LAYOUT_BLOCK, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL)
 
         zero_s = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
@@ -154,36 +234,37 @@ if AVAILABLE:
         m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, rows_s)
         l_i = gl.zeros([BLOCK_M], gl.float32, rows_s)
         mbarrier.wait(q_bar, 0)
-        for j in range(n_tiles):
-            slot = j % STAGES
-            phase = (j // STAGES) & 1
-            mbarrier.wait(k_bar.index(slot), phase)
-            s = warpgroup_mma(q_smem, k_smem.index(slot).permute((1, 0)), zero_s,
-                              use_acc=False, is_async=True)
-            s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
-            if HAS_PARTIAL:
-                if j >= n_full:
-                    listed = part_start + (j - n_full) // SUB
-                    key_start = gl.load(PART_IDX + listed) * LAYOUT_BLOCK + (j % SUB) * BLOCK_N
-                    s = _partial_mask(s, gl.load(PART_CODE + listed), q_start, key_start, Nk,
-                                      BLOCK_M, BLOCK_N, s_layout)
-            # As the Triton forward: the maximum over raw scores, scaled once per row; a
-            # row with nothing on so far shifts by 0 so that exp2 gives 0, not NaN.
-            m_new = gl.maximum(m_i, gl.max(s, 1) * qk_scale)
-            m_safe = gl.where(m_new == float("-inf"), 0.0, m_new)
-            p = gl.exp2(s * qk_scale - gl.expand_dims(m_safe, 1))
-            alpha = gl.exp2(m_i - m_safe)
-            l_i = l_i * alpha + gl.sum(p, 1)
-            m_i = m_new
-            acc = acc * gl.expand_dims(gl.convert_layout(alpha, rows_o), 1)
-            p_op = gl.convert_layout(p.to(dtype), p_layout)
-            mbarrier.wait(v_bar.index(slot), phase)
-            acc = warpgroup_mma(p_op, v_smem.index(slot), acc, is_async=True)
-            acc, p_op = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p_op))
-            # This tile's buffers are free again: refill them STAGES tiles ahead.
+        if n_tiles > 0:  # a row with no key block skips to the epilogue (O = 0)
+            s = _scores(q_smem, k_smem, k_bar, zero_s, 0, n_full == 0, n_full, part_start,
+                        PART_IDX, PART_CODE, q_start, Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N,
+                        STAGES, HAS_PARTIAL, s_layout)
+            p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, HAS_PARTIAL)
+            p = gl.convert_layout(p.to(dtype), p_layout)
             _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
-                      j + STAGES, n_full, n_tiles, full_start, part_start, run_first, k_row0,
+                      STAGES - 1, n_full, n_tiles, full_start, part_start, run_offset, k_row0,
                       LAYOUT_BLOCK, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL)
+            # Full tiles, then partial ones: two loops, so that the mask's registers and
+            # instructions stay out of the full tiles' loop. After a full tile 0 no row
+            # is at -inf, so the full loop needs no guard either.
+            for j in range(1, n_full):
+                acc, p, m_i, l_i = _step(
+                    acc, p, m_i, l_i, j, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s, k_desc,
+                    v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles, full_start,
+                    part_start, run_offset, k_row0, q_start, Nk, qk_scale, LAYOUT_BLOCK,
+                    BLOCK_M, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL, False, s_layout,
+                    o_layout, p_layout)
+            if HAS_PARTIAL:
+                for j in range(gl.maximum(n_full, 1), n_tiles):
+                    acc, p, m_i, l_i = _step(
+                        acc, p, m_i, l_i, j, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s,
+                        k_desc, v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles,
+                        full_start, part_start, run_offset, k_row0, q_start, Nk, qk_scale,
+                        LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL, True,
+                        s_layout, o_layout, p_layout)
+            last = n_tiles - 1
+            mbarrier.wait(v_bar.index(last % STAGES), (last // STAGES) & 1)
+            acc = warpgroup_mma(p, v_smem.index(last % STAGES), acc, is_async=True)
+            acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))[0]
 
         mbarrier.invalidate(q_bar)
         for i in gl.static_range(STAGES):
@@ -194,6 +275,8 @@ if AVAILABLE:
         l_safe = gl.where(has_keys, l_i, 1.0)
         out = acc / gl.expand_dims(gl.convert_layout(l_safe, rows_o), 1)
         lse = gl.where(has_keys, m_i + gl.log2(l_safe), float("-inf"))
+        entry, b, h, q_block, q_start = _coords(SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
+                                                LAYOUT_BLOCK, BLOCK_M)
         offs_m = q_start + gl.arange(0, BLOCK_M, layout=rows_o)
         offs_d = gl.arange(0, D, layout=gl.SliceLayout(0, o_layout))
         lse_m = q_start + gl.arange(0, BLOCK_M, layout=rows_s)
@@ -211,7 +294,7 @@ if AVAILABLE:
         else:
             # One chunk of a split row: as the Triton forward, to the float32 workspace
             # (pid_g, slot, row in block, D) that launch.forward merges.
-            ws_row = ((pid_g.to(gl.int64) * WS_SLOTS + split_slot) * LAYOUT_BLOCK
+            ws_row = ((gl.program_id(1).to(gl.int64) * WS_SLOTS + split_slot) * LAYOUT_BLOCK
                       - q_block * LAYOUT_BLOCK)
             gl.store(WS_O + gl.expand_dims(ws_row + offs_m, 1) * D + gl.expand_dims(offs_d, 0),
                      out, mask=o_mask)
