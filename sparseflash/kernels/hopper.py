@@ -342,9 +342,14 @@ def forward(q, k, v, o, lse, full_idx, part_idx, part_code, sched, ws_o, ws_lse,
         return TensorDescriptor(flat, list(flat.shape), [D, 1], [rows, D], smem)
 
     grid = (programs * (layout_block // BLOCK_M), groups)
+    # Two D=64 programs share an SM only at 128 registers a thread or fewer. ptxas lands
+    # on either side of that line (127 to 129, with the specialisations a launch brings)
+    # unless told; at 128 it spills nothing. The partial-block loop needs ~166 (one
+    # program an SM either way, and capped it would spill inside the full tiles' loop).
+    options = dict(maxnreg=128) if D == 64 and not has_partial else {}
     hopper_forward_kernel[grid](
         descriptor(q, BLOCK_M), descriptor(k, BLOCK_N), descriptor(v, BLOCK_N), o, lse,
         full_idx, part_idx, part_code, sched, ws_o, ws_lse, qk_scale, *o.stride()[:3],
         H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots,
         LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
-        ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, num_warps=NUM_WARPS)
+        ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, num_warps=NUM_WARPS, **options)
