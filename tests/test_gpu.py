@@ -110,10 +110,10 @@ def test_descriptors_by_default_for_long_rows_on_hopper(monkeypatch):
     assert launch._use_tma(launch.TMA_ROW_CLASS - 1, k, k) is False
 
 
-# The opt-in Gluon forward of sm_90 GPUs (kernels.hopper, SPARSEFLASH_GLUON=1): runs
-# and table walks, causal diagonals and ragged ends (partial blocks), GQA, a key length
-# other than the query length, and a split global row. The backward runs on its output
-# and lse.
+# The Gluon forward of sm_90 GPUs (kernels.hopper; by default at D=64, forced here at
+# both head dims with SPARSEFLASH_GLUON=1): runs and table walks, causal diagonals and
+# ragged ends (partial blocks), GQA, a key length other than the query length, and a
+# split global row. The backward runs on its output and lse.
 GLUON_CASES = CASES[:4] + [
     ("local(1) | global(1)", 2, 4, 2, 4096, 4096, 64, 128, False),
     ("butterfly", 1, 4, 4, 1000, 1000, 128, 128, False),
@@ -135,18 +135,40 @@ def test_gluon_forward_against_float64(case, dtype, monkeypatch):
     assert calls, "the Gluon forward did not run"
 
 
-def test_gluon_forward_only_when_asked(monkeypatch):
+# The same D=64 cases through the Triton forward (SPARSEFLASH_GLUON=0), which sm_90 GPUs
+# otherwise leave to the Gluon kernel at that head dim.
+TRITON_D64_CASES = [c for c in GLUON_CASES if c[6] == 64]
+
+
+@pytest.mark.parametrize("case", TRITON_D64_CASES,
+                         ids=[c[0] + f"-D{c[6]}" for c in TRITON_D64_CASES])
+def test_triton_forward_at_d64_against_float64(case, monkeypatch):
     from sparseflash.kernels import hopper
-    q = torch.zeros(1, 2, 256, 64, device="cuda", dtype=torch.bfloat16)
-    monkeypatch.delenv("SPARSEFLASH_GLUON", raising=False)
-    assert hopper.usable(q, q, q, 128, 0.0, False) is False
-    monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
+    monkeypatch.setenv("SPARSEFLASH_GLUON", "0")
+    monkeypatch.setattr(hopper, "forward", lambda *a: pytest.fail("the Gluon forward ran"))
+    _check_against_float64(case, torch.bfloat16)
+
+
+def test_gluon_forward_choice(monkeypatch):
+    from sparseflash.kernels import hopper
+    q64 = torch.zeros(1, 2, 256, 64, device="cuda", dtype=torch.bfloat16)
+    q128 = torch.zeros(1, 2, 256, 128, device="cuda", dtype=torch.bfloat16)
     on = hopper.AVAILABLE and torch.cuda.get_device_capability()[0] == 9
-    assert hopper.usable(q, q, q, 128, 0.0, False) is on
-    assert hopper.usable(q, q, q, 128, 0.1, False) is False   # dropout
-    assert hopper.usable(q, q, q, 128, 0.0, True) is False    # key padding
-    assert hopper.usable(q, q, q, 64, 0.0, False) is False    # block under the tile
-    assert hopper.usable(q.transpose(1, 2), q, q, 128, 0.0, False) is False
+    monkeypatch.delenv("SPARSEFLASH_GLUON", raising=False)  # auto: D=64 only
+    assert hopper.usable(q64, q64, q64, 128, 0.0, False) is on
+    assert hopper.usable(q128, q128, q128, 128, 0.0, False) is False
+    monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
+    assert hopper.usable(q128, q128, q128, 128, 0.0, False) is on
+    assert hopper.usable(q64, q64, q64, 128, 0.1, False) is False   # dropout
+    assert hopper.usable(q64, q64, q64, 128, 0.0, True) is False    # key padding
+    assert hopper.usable(q64, q64, q64, 64, 0.0, False) is False    # block under the tile
+    assert hopper.usable(q64.transpose(1, 2), q64, q64, 128, 0.0, False) is False
+    assert hopper.usable(q64.float(), q64.float(), q64.float(), 128, 0.0, False) is False
+    monkeypatch.setenv("SPARSEFLASH_GLUON", "0")
+    assert hopper.usable(q64, q64, q64, 128, 0.0, False) is False
+    monkeypatch.setenv("SPARSEFLASH_GLUON", "yes")
+    with pytest.raises(ValueError, match="SPARSEFLASH_GLUON"):
+        hopper.usable(q64, q64, q64, 128, 0.0, False)
 
 
 @pytest.mark.parametrize("scale", [-30.0, 0.0])

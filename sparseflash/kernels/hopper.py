@@ -4,17 +4,18 @@ Same schedule, tables, masks and outputs as ``forward.attention_forward_kernel``
 differs is who pipelines the loads. Triton's pipeliner cannot keep K/V copies in flight
 past a block index read from the table, and keeps two tiles ahead at best
 (benchmarks/NOTES.md, v16). Here each program runs a ring of ``STAGES`` K/V buffers
-filled by the copy engine (TMA) on mbarriers, ``STAGES`` tiles ahead, and computes the
-addresses of those copies itself, so a table walk pipelines like a computed one. On an
-H200 (NOTES v17, ``benchmarks/sessions/s15_gluon_probe.py``) a minimal kernel of this
-form ran the dense D=64 forward at 483 TFLOP/s against 435 for the Triton forward and 464
-for cuDNN; this kernel, with the schedule, masks and split rows added, did not (yet).
+filled by the copy engine (TMA) on mbarriers, and computes the addresses of those copies
+itself, so a table walk pipelines like a computed one.
 
-Experimental and opt-in (``SPARSEFLASH_GLUON=1``): inside the library this kernel is
-still slower than the Triton forward, for a reason not yet found (see :func:`usable`).
-``launch.forward`` runs it on sm_90 when :func:`usable` says so; everything else (other
-GPUs, the interpreter, dropout, key padding, other head dims) goes through the Triton
-kernel. Gluon is experimental in Triton; this module imports nothing when it is missing.
+On an H200 (NOTES v18, ``benchmarks/sessions/s16_gluon_ab.py``) it runs the D=64 forward
+faster than the Triton kernel on every measured layout but ``local(3)`` (even): dense
+2.28 against 2.45 ms of kernel time (above cuDNN), ``butterfly`` 7% and causal 2% faster.
+At D=128 it is no faster (dense 2% and ``local(3)`` 6% slower), so :func:`usable` picks it
+for D=64 only unless asked (``SPARSEFLASH_GLUON``). Everything else (other GPUs, the
+interpreter, dropout, key padding, other head dims) goes through the Triton kernel.
+Gluon has no interpreter: ``tests/test_hopper_compile.py`` compiles this kernel for sm_90
+on any machine, ``tests/test_gpu.py -k gluon`` runs it. Gluon is experimental in Triton;
+this module imports nothing when it is missing.
 """
 
 from __future__ import annotations
@@ -303,27 +304,35 @@ if AVAILABLE:
 
 def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout_block: int,
            dropout_p: float, has_padding: bool) -> bool:
-    """Whether ``launch.forward`` runs this kernel: only with ``SPARSEFLASH_GLUON=1``
-    (opt-in), and only where the inputs allow it: an sm_90 GPU, float16 or bfloat16, D of
-    64 or 128, no dropout and no key padding (not implemented here), a layout block that
-    is a multiple of the tiles, and contiguous q, k, v (their rows are read through one
-    descriptor each).
-
-    Off by default because inside the library it is still slower than the Triton forward
-    (H200, dense: D=64 3.30 against 2.46 ms of kernel time, D=128 4.78 against 4.33),
-    although the probe kernel it grew from ran the same dense forward in 2.30 and 4.18 ms
-    (benchmarks/NOTES.md, v17): the difference between the two kernels is not found yet."""
-    if os.environ.get("SPARSEFLASH_GLUON", "0") != "1" or not AVAILABLE:
-        return False
-    if os.environ.get("TRITON_INTERPRET", "0") == "1":
+    """Whether ``launch.forward`` runs this kernel. Only where the inputs allow it: an
+    sm_90 GPU, float16 or bfloat16, D of 64 or 128, no dropout and no key padding (not
+    implemented here), a layout block that is a multiple of the tiles, and contiguous q,
+    k, v (their rows are read through one descriptor each). Then ``SPARSEFLASH_GLUON``
+    decides: ``auto`` (the default) at D=64 only, where it measured faster than the
+    Triton forward (module docstring); ``1`` at D=128 too; ``0`` never."""
+    choice = os.environ.get("SPARSEFLASH_GLUON", "auto")
+    if choice not in ("auto", "0", "1"):
+        raise ValueError(f"SPARSEFLASH_GLUON must be auto, 0 or 1, not {choice!r}")
+    if choice == "0" or not AVAILABLE or os.environ.get("TRITON_INTERPRET", "0") == "1":
         return False
     D = q.shape[-1]
     if (q.device.type != "cuda" or torch.cuda.get_device_capability(q.device)[0] != 9
             or q.dtype not in (torch.float16, torch.bfloat16) or D not in (64, 128)
             or dropout_p > 0 or has_padding or layout_block % BLOCK_M
-            or layout_block % BLOCK_N):
+            or layout_block % BLOCK_N or (choice == "auto" and D != 64)):
         return False
     return all(t.is_contiguous() and t.data_ptr() % 16 == 0 for t in (q, k, v))
+
+
+def compile_options(head_dim: int) -> dict:
+    """Launch options beyond the constexprs: at D=64 a cap of 128 registers a thread, the
+    most at which two programs (256 threads each) share an SM's 64K registers. Left to
+    itself ptxas lands on either side of the line (127-129 on run walks, depending on the
+    launch's specialisations; ~166 with partial blocks) and the kernel runs 35% slower
+    with one program an SM (NOTES v18). Capped, run walks spill nothing and partial-block
+    layouts spill 16 bytes, which measured faster than the uncapped kernel (causal: 1.36
+    against 1.61 ms)."""
+    return dict(maxnreg=128) if head_dim == 64 else {}
 
 
 def forward(q, k, v, o, lse, full_idx, part_idx, part_code, sched, ws_o, ws_lse, qk_scale,
@@ -342,14 +351,9 @@ def forward(q, k, v, o, lse, full_idx, part_idx, part_code, sched, ws_o, ws_lse,
         return TensorDescriptor(flat, list(flat.shape), [D, 1], [rows, D], smem)
 
     grid = (programs * (layout_block // BLOCK_M), groups)
-    # Two D=64 programs share an SM only at 128 registers a thread or fewer. ptxas lands
-    # on either side of that line (127 to 129, with the specialisations a launch brings)
-    # unless told; at 128 it spills nothing. The partial-block loop needs ~166 (one
-    # program an SM either way, and capped it would spill inside the full tiles' loop).
-    options = dict(maxnreg=128) if D == 64 and not has_partial else {}
     hopper_forward_kernel[grid](
         descriptor(q, BLOCK_M), descriptor(k, BLOCK_N), descriptor(v, BLOCK_N), o, lse,
         full_idx, part_idx, part_code, sched, ws_o, ws_lse, qk_scale, *o.stride()[:3],
         H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots,
         LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
-        ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, num_warps=NUM_WARPS, **options)
+        ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, num_warps=NUM_WARPS, **compile_options(D))

@@ -1,0 +1,111 @@
+"""The Gluon forward of sm_90 GPUs (``sparseflash.kernels.hopper``) compiled for sm_90 on
+this machine, no GPU needed.
+
+Gluon has no interpreter, so CI cannot run the kernel; compiling it catches what a new
+Triton breaks (Gluon is experimental and renames its API: ``async_copy_global_to_shared``
+became ``async_load``) and the launch options the speed depends on. ``tests/test_gpu.py``
+checks its values on a GPU. The compiles run in one child process without
+``TRITON_INTERPRET`` (which this suite sets on machines without a GPU, and under which
+Gluon cannot compile Triton's library functions such as ``max``).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+import pytest
+import torch
+
+from sparseflash.kernels import hopper
+
+try:
+    import triton
+    from triton._C.libtriton import native_specialize_impl
+    from triton.backends.compiler import BaseBackend, GPUTarget
+    from triton.experimental.gluon._runtime import GluonASTSource
+except ImportError:  # the private entry points moved: nothing to compile with
+    GluonASTSource = None
+
+pytestmark = pytest.mark.skipif(not hopper.AVAILABLE or GluonASTSource is None,
+                                reason="needs Triton's Gluon Hopper API")
+
+SM90_SHARED_BYTES = 227 * 1024  # the most one program may take on an H100/H200
+SM90_RESERVED_BYTES = 1024      # per program, taken by the hardware
+
+# (D, row runs, partial blocks): dense and banded rows, table walks, causal diagonals.
+VARIANTS = [(64, True, False), (64, True, True), (64, False, False), (128, False, True)]
+
+
+def _compile(d, row_runs, has_partial, dtype=torch.bfloat16):
+    """triton.compile of the forward for sm_90, with the argument types and options that
+    ``hopper.forward`` launches it with."""
+    gl = hopper.gl
+    gl_dtype = gl.bfloat16 if dtype == torch.bfloat16 else gl.float16
+    rows = torch.empty(4096, d, dtype=dtype)
+    smem = gl.NVMMASharedLayout.get_default_for([hopper.BLOCK_M, d], gl_dtype)
+    desc = hopper.TensorDescriptor(rows, [4096, d], [d, 1], [hopper.BLOCK_M, d], smem)
+    kernel = hopper.hopper_forward_kernel
+    sig = {name: "constexpr" for name in kernel.arg_names}
+    for name in ("q_desc", "k_desc", "v_desc"):
+        sig[name] = native_specialize_impl(BaseBackend, desc, False, True, True)[0]
+    sig.update(O="*bf16" if dtype == torch.bfloat16 else "*fp16", LSE="*fp32",
+               FULL_IDX="*i32", PART_IDX="*i32", PART_CODE="*i8", SCHED="*i32",
+               WS_O="*fp32", WS_LSE="*fp32", qk_scale="fp32")
+    for name in ("stride_ob", "stride_oh", "stride_on", "H", "H_KV", "N", "Nk",
+                 "NUM_Q_BLOCKS", "LAYOUT_HEADS", "WS_SLOTS"):
+        sig[name] = "i32"
+    consts = dict(LAYOUT_BLOCK=128, BLOCK_M=hopper.BLOCK_M, BLOCK_N=hopper.BLOCK_N, D=d,
+                  STAGES=hopper.STAGES, ROW_RUNS=row_runs, HAS_PARTIAL=has_partial,
+                  num_warps=hopper.NUM_WARPS)
+    options = dict(num_warps=hopper.NUM_WARPS, **hopper.compile_options(d))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return triton.compile(GluonASTSource(kernel, sig, consts),
+                              target=GPUTarget("cuda", 90, 128), options=options)
+
+
+def _summary(d, row_runs, has_partial, dtype):
+    """What the tests read of one compiled variant."""
+    compiled = _compile(d, row_runs, has_partial, dtype)
+    ptx = compiled.asm["ptx"]
+    return {"variant": [d, row_runs, has_partial, str(dtype)],
+            "shared": compiled.metadata.shared, "wgmma": "wgmma.mma_async" in ptx,
+            "tma": "cp.async.bulk.tensor" in ptx, "maxnreg_128": ".maxnreg 128" in ptx}
+
+
+JOBS = [(*v, torch.bfloat16) for v in VARIANTS] + [(64, True, False, torch.float16)]
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    """{(d, row_runs, has_partial, dtype name): summary} from one child process."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, TRITON_INTERPRET="0",
+               PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    run = subprocess.run([sys.executable, __file__], env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    found = {}
+    for line in run.stdout.splitlines():
+        if line.startswith("{"):
+            rec = json.loads(line)
+            found[tuple(rec["variant"])] = rec
+    return found
+
+
+@pytest.mark.parametrize("d, row_runs, has_partial, dtype", JOBS)
+def test_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, dtype):
+    rec = compiled[(d, row_runs, has_partial, str(dtype))]
+    assert rec["wgmma"] and rec["tma"]
+    assert rec["shared"] <= SM90_SHARED_BYTES
+    if d == 64:
+        # Two programs an SM: their shared memory fits, and registers are capped at 128.
+        assert 2 * (rec["shared"] + SM90_RESERVED_BYTES) <= 228 * 1024
+        assert rec["maxnreg_128"]
+
+
+if __name__ == "__main__":
+    for job in JOBS:
+        print(json.dumps(_summary(*job)), flush=True)
