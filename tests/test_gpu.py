@@ -94,6 +94,7 @@ TMA_CASES = [CASES[i] for i in (1, 2, 4, 7, 8)]
 def test_tma_forward_against_float64(case, monkeypatch):
     from sparseflash.kernels import launch
     monkeypatch.setenv("SPARSEFLASH_TMA", "1")
+    monkeypatch.setenv("SPARSEFLASH_GLUON", "0")  # the D=64 cases would run the Gluon kernel
     used = []
     real = launch._use_tma
     monkeypatch.setattr(launch, "_use_tma", lambda *a: used.append(real(*a)) or used[-1])
@@ -147,6 +148,27 @@ def test_triton_forward_at_d64_against_float64(case, monkeypatch):
     monkeypatch.setenv("SPARSEFLASH_GLUON", "0")
     monkeypatch.setattr(hopper, "forward", lambda *a: pytest.fail("the Gluon forward ran"))
     _check_against_float64(case, torch.bfloat16)
+
+
+def test_gluon_forward_direct_launch(monkeypatch):
+    """Repeated calls go past Triton's argument binding (fastlaunch) with the same result."""
+    from sparseflash.kernels import hopper
+    if not hopper.AVAILABLE or torch.cuda.get_device_capability()[0] != 9:
+        pytest.skip("the Gluon forward runs on sm_90 with Triton's Gluon")
+    monkeypatch.delenv("SPARSEFLASH_GLUON", raising=False)
+    gen = torch.Generator(device="cuda").manual_seed(3)
+    q, k, v = (torch.randn(1, 4, 1000, 64, device="cuda", dtype=torch.bfloat16, generator=gen)
+               for _ in range(3))
+    layout = sparseflash.compile_layout("causal | global(1)", 1000, block=128, device="cuda")
+    hopper._KERNEL.compiled.clear()
+    first = sparseflash.attention(q, k, v, layout)
+    assert hopper._KERNEL.compiled, "the first call did not keep its compiled kernel"
+    q2 = torch.randn_like(q)  # other inputs, the same signature: the direct path
+    direct = sparseflash.attention(q2, k, v, layout)
+    again = sparseflash.attention(q, k, v, layout)
+    assert torch.equal(first, again)
+    monkeypatch.setenv("SPARSEFLASH_DIRECT_LAUNCH", "0")
+    assert torch.equal(direct, sparseflash.attention(q2, k, v, layout))
 
 
 def test_gluon_forward_choice(monkeypatch):
