@@ -155,7 +155,7 @@ def test_gluon_forward_direct_launch(monkeypatch):
     from sparseflash.kernels import hopper
     if not hopper.AVAILABLE or torch.cuda.get_device_capability()[0] != 9:
         pytest.skip("the Gluon forward runs on sm_90 with Triton's Gluon")
-    monkeypatch.delenv("SPARSEFLASH_GLUON", raising=False)
+    monkeypatch.setenv("SPARSEFLASH_GLUON", "1")  # rows of ~5 blocks: not chosen by default
     gen = torch.Generator(device="cuda").manual_seed(3)
     q, k, v = (torch.randn(1, 4, 1000, 64, device="cuda", dtype=torch.bfloat16, generator=gen)
                for _ in range(3))
@@ -176,21 +176,27 @@ def test_gluon_forward_choice(monkeypatch):
     q64 = torch.zeros(1, 2, 256, 64, device="cuda", dtype=torch.bfloat16)
     q128 = torch.zeros(1, 2, 256, 128, device="cuda", dtype=torch.bfloat16)
     on = hopper.AVAILABLE and torch.cuda.get_device_capability()[0] == 9
-    monkeypatch.delenv("SPARSEFLASH_GLUON", raising=False)  # auto: D=64 only
-    assert hopper.usable(q64, q64, q64, 128, 0.0, False) is on
-    assert hopper.usable(q128, q128, q128, 128, 0.0, False) is False
+    long_rows, short_rows = hopper.AUTO_ROW_CLASS, hopper.AUTO_ROW_CLASS - 1
+
+    def usable(q, block=128, dropout=0.0, padding=False, row_class=long_rows):
+        return hopper.usable(q, q, q, block, dropout, padding, row_class)
+
+    monkeypatch.delenv("SPARSEFLASH_GLUON", raising=False)  # auto: D=64, long rows
+    assert usable(q64) is on
+    assert usable(q64, row_class=short_rows) is False
+    assert usable(q128) is False
     monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
-    assert hopper.usable(q128, q128, q128, 128, 0.0, False) is on
-    assert hopper.usable(q64, q64, q64, 128, 0.1, False) is False   # dropout
-    assert hopper.usable(q64, q64, q64, 128, 0.0, True) is False    # key padding
-    assert hopper.usable(q64, q64, q64, 64, 0.0, False) is False    # block under the tile
-    assert hopper.usable(q64.transpose(1, 2), q64, q64, 128, 0.0, False) is False
-    assert hopper.usable(q64.float(), q64.float(), q64.float(), 128, 0.0, False) is False
+    assert usable(q128, row_class=short_rows) is on
+    assert usable(q64, dropout=0.1) is False
+    assert usable(q64, padding=True) is False
+    assert usable(q64, block=64) is False                 # block under the tile
+    assert usable(q64.transpose(1, 2)) is False           # not contiguous
+    assert usable(q64.float()) is False
     monkeypatch.setenv("SPARSEFLASH_GLUON", "0")
-    assert hopper.usable(q64, q64, q64, 128, 0.0, False) is False
+    assert usable(q64) is False
     monkeypatch.setenv("SPARSEFLASH_GLUON", "yes")
     with pytest.raises(ValueError, match="SPARSEFLASH_GLUON"):
-        hopper.usable(q64, q64, q64, 128, 0.0, False)
+        usable(q64)
 
 
 @pytest.mark.parametrize("scale", [-30.0, 0.0])

@@ -7,12 +7,14 @@ past a block index read from the table, and keeps two tiles ahead at best
 filled by the copy engine (TMA) on mbarriers, and computes the addresses of those copies
 itself, so a table walk pipelines like a computed one.
 
-On an H200 (NOTES v18, ``benchmarks/sessions/s16_gluon_ab.py``) it runs the D=64 forward
-faster than the Triton kernel on every measured layout but ``local(3)`` (even): dense
-2.28 against 2.45 ms of kernel time (above cuDNN), ``butterfly`` 7% and causal 2% faster.
-At D=128 it is no faster (dense 2% and ``local(3)`` 6% slower), so :func:`usable` picks it
-for D=64 only unless asked (``SPARSEFLASH_GLUON``). Everything else (other GPUs, the
-interpreter, dropout, key padding, other head dims) goes through the Triton kernel.
+On an H200 (NOTES v18, ``benchmarks/sessions/s16_gluon_ab.py``) its D=64 kernels take less
+GPU time than the Triton kernel's on every measured layout but ``local(3)`` (even): dense
+2.28 against 2.45 ms (above cuDNN), ``butterfly`` 7% and causal 2% less. At D=128 it is
+no faster (dense 2% and ``local(3)`` 6% slower). Its launch costs more host time, which a
+short sparse forward does not hide, so :func:`usable` picks it for D=64 on long rows
+(dense, causal) unless told otherwise (``SPARSEFLASH_GLUON``). Everything else (other
+GPUs, the interpreter, dropout, key padding, other head dims) goes through the Triton
+kernel.
 Gluon has no interpreter: ``tests/test_hopper_compile.py`` compiles this kernel for sm_90
 on any machine, ``tests/test_gpu.py -k gluon`` runs it. Gluon is experimental in Triton;
 this module imports nothing when it is missing.
@@ -304,24 +306,38 @@ if AVAILABLE:
             gl.store(WS_LSE + ws_row + lse_m, lse, mask=lse_m < N)
 
 
+#: Rows this long or longer (``launch.length_class``: a mean of 16 blocks or more) take
+#: the Gluon forward by default: the kernel gains most there, and its launch costs more
+#: host time than the Triton kernel's (three descriptors to build and encode), which a
+#: short sparse forward does not hide (NOTES v18).
+AUTO_ROW_CLASS = 5
+
+
+@functools.lru_cache(maxsize=None)
+def _is_sm90(device_index: int) -> bool:
+    return torch.cuda.get_device_capability(device_index)[0] == 9
+
+
 def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout_block: int,
-           dropout_p: float, has_padding: bool) -> bool:
+           dropout_p: float, has_padding: bool, row_class: int) -> bool:
     """Whether ``launch.forward`` runs this kernel. Only where the inputs allow it: an
     sm_90 GPU, float16 or bfloat16, D of 64 or 128, no dropout and no key padding (not
     implemented here), a layout block that is a multiple of the tiles, and contiguous q,
     k, v (their rows are read through one descriptor each). Then ``SPARSEFLASH_GLUON``
-    decides: ``auto`` (the default) at D=64 only, where it measured faster than the
-    Triton forward (module docstring); ``1`` at D=128 too; ``0`` never."""
+    decides: ``auto`` (the default) at D=64 on rows of ``AUTO_ROW_CLASS`` or longer
+    (dense, causal), where it measured faster than the Triton forward (module
+    docstring); ``1`` for every head dim and row length it allows; ``0`` never."""
     choice = os.environ.get("SPARSEFLASH_GLUON", "auto")
     if choice not in ("auto", "0", "1"):
         raise ValueError(f"SPARSEFLASH_GLUON must be auto, 0 or 1, not {choice!r}")
     if choice == "0" or not AVAILABLE or os.environ.get("TRITON_INTERPRET", "0") == "1":
         return False
     D = q.shape[-1]
-    if (q.device.type != "cuda" or torch.cuda.get_device_capability(q.device)[0] != 9
-            or q.dtype not in (torch.float16, torch.bfloat16) or D not in (64, 128)
-            or dropout_p > 0 or has_padding or layout_block % BLOCK_M
-            or layout_block % BLOCK_N or (choice == "auto" and D != 64)):
+    if choice == "auto" and (D != 64 or row_class < AUTO_ROW_CLASS):
+        return False
+    if (q.device.type != "cuda" or q.dtype not in (torch.float16, torch.bfloat16)
+            or D not in (64, 128) or dropout_p > 0 or has_padding or layout_block % BLOCK_M
+            or layout_block % BLOCK_N or not _is_sm90(q.device.index)):
         return False
     return all(t.is_contiguous() and t.data_ptr() % 16 == 0 for t in (q, k, v))
 
