@@ -9,7 +9,9 @@ wall time of ``launch.forward``, and the CUDA time of the kernels it launches), 
 s15 probe kernel on the dense layout and on ``local(3)`` as the machine's reference line.
 Then the registers, spills and shared memory of every kernel the two Gluon functions
 compiled: at 128 registers or fewer a thread, two D=64 programs fit on an SM.
-``--maxnreg`` caps the library kernel's registers (Triton's ``maxnreg`` option).
+``--maxnreg`` caps the library kernel's registers (Triton's ``maxnreg`` option). It did
+so in calls 1 and 2; since then ``hopper.forward`` launches through
+``hopper._KERNEL`` (fastlaunch) and caps D=64 itself, and the flag no longer reaches it.
 """
 
 import argparse

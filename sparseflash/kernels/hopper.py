@@ -89,11 +89,9 @@ if AVAILABLE:
             offset = gl.where(t < n_full, offset, part * LAYOUT_BLOCK + (t % SUB) * BLOCK_N)
         slot = t % STAGES
         mbarrier.expect(k_bar.index(slot), k_desc.block_type.nbytes, pred=ok)
-        tma_load(k_desc, [k_row0 + offset, 0], k_bar.index(slot),
-                                        k_smem.index(slot), pred=ok)
+        tma_load(k_desc, [k_row0 + offset, 0], k_bar.index(slot), k_smem.index(slot), pred=ok)
         mbarrier.expect(v_bar.index(slot), v_desc.block_type.nbytes, pred=ok)
-        tma_load(v_desc, [k_row0 + offset, 0], v_bar.index(slot),
-                                        v_smem.index(slot), pred=ok)
+        tma_load(v_desc, [k_row0 + offset, 0], v_bar.index(slot), v_smem.index(slot), pred=ok)
 
     @gluon.jit
     def _partial_mask(s, code, q_start, key_start, Nk, BLOCK_M: gl.constexpr,
