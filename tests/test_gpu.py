@@ -111,8 +111,8 @@ def test_descriptors_by_default_for_long_rows_on_hopper(monkeypatch):
     assert launch._use_tma(launch.TMA_ROW_CLASS - 1, k, k) is False
 
 
-# The Gluon forward of sm_90 GPUs (kernels.hopper; by default at D=64, forced here at
-# both head dims with SPARSEFLASH_GLUON=1): runs and table walks, causal diagonals and
+# The Gluon forward of sm_90 GPUs (kernels.hopper; by default at D=64 on long rows, forced
+# here at both head dims with SPARSEFLASH_GLUON=1): runs and table walks, causal diagonals and
 # ragged ends (partial blocks), GQA, a key length other than the query length, and a
 # split global row. The backward runs on its output and lse.
 GLUON_CASES = CASES[:4] + [
@@ -136,8 +136,8 @@ def test_gluon_forward_against_float64(case, dtype, monkeypatch):
     assert calls, "the Gluon forward did not run"
 
 
-# The same D=64 cases through the Triton forward (SPARSEFLASH_GLUON=0), which sm_90 GPUs
-# otherwise leave to the Gluon kernel at that head dim.
+# The same D=64 cases through the Triton forward (SPARSEFLASH_GLUON=0): on sm_90 GPUs the
+# Gluon kernel takes D=64 layouts with long rows by default.
 TRITON_D64_CASES = [c for c in GLUON_CASES if c[6] == 64]
 
 
