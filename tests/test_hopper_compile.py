@@ -48,7 +48,7 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16):
     desc = hopper.TensorDescriptor(rows, [4096, d], [d, 1], [hopper.BLOCK_M, d], smem)
     kernel = hopper.hopper_forward_kernel
     sig = {name: "constexpr" for name in kernel.arg_names}
-    for name in ("q_desc", "k_desc", "v_desc"):
+    for name in ("q_desc", "k_desc", "v_desc", "o_desc"):
         sig[name] = native_specialize_impl(BaseBackend, desc, False, True, True)[0]
     sig.update(O="*bf16" if dtype == torch.bfloat16 else "*fp16", LSE="*fp32",
                FULL_IDX="*i32", PART_IDX="*i32", PART_CODE="*i8", SCHED="*i32",
@@ -58,7 +58,7 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16):
         sig[name] = "i32"
     consts = dict(LAYOUT_BLOCK=128, BLOCK_M=hopper.BLOCK_M, BLOCK_N=hopper.BLOCK_N, D=d,
                   STAGES=hopper.STAGES, ROW_RUNS=row_runs, HAS_PARTIAL=has_partial,
-                  num_warps=hopper.NUM_WARPS)
+                  TMA_STORE=hopper.TMA_STORE, num_warps=hopper.NUM_WARPS)
     options = dict(num_warps=hopper.NUM_WARPS, **hopper.compile_options(d))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

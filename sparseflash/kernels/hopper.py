@@ -35,18 +35,23 @@ from .common import (CODE_ANTICAUSAL, CODE_BOUNDS, CODE_CAUSAL, ENTRY_FIELDS,
 try:
     from triton.experimental import gluon
     from triton.experimental.gluon import language as gl
-    from triton.experimental.gluon.language.nvidia.hopper import (mbarrier, tma, warpgroup_mma,
+    from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier,
+                                                                  tma, warpgroup_mma,
                                                                   warpgroup_mma_wait)
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
     # Triton 3.6 names the TMA load async_copy_global_to_shared; later Triton renamed it
     # async_load (and the old name raises).
     tma_load = getattr(tma, "async_load", None) or tma.async_copy_global_to_shared
+    tma_store = getattr(tma, "async_store", None) or tma.async_copy_shared_to_global
     AVAILABLE = True
 except ImportError:  # a Triton without Gluon's Hopper API
     AVAILABLE = False
 
 #: Query rows per program (two warp groups of 64), key rows per tile, K/V buffers.
 BLOCK_M, BLOCK_N, STAGES, NUM_WARPS = 128, 128, 3, 8
+#: Output tiles wholly inside the sequence leave through Q's shared buffer by the copy
+#: engine (one asynchronous store) instead of the threads' scattered pointer stores.
+TMA_STORE = True
 
 if AVAILABLE:
     @gluon.jit
@@ -172,17 +177,17 @@ if AVAILABLE:
     @gluon.jit
     def hopper_forward_kernel(
             O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, q_desc, k_desc,
-            v_desc, qk_scale, stride_ob, stride_oh, stride_on,
+            v_desc, o_desc, qk_scale, stride_ob, stride_oh, stride_on,
             H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
             LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, ROW_RUNS: gl.constexpr,
-            HAS_PARTIAL: gl.constexpr, num_warps: gl.constexpr):
+            HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr, num_warps: gl.constexpr):
         """Program (schedule entry, query tile) x (batch, head repeat), as the Triton
-        forward's. q/k/v_desc: descriptors over the (B*H*N, D) and (B*H_KV*Nk, D) rows of
-        contiguous q, k, v; O (B, H, N, D) with unit stride along D; LSE (B, H, N) float32
-        base 2. Query rows past N and key rows past Nk are read (from the next head, or
-        zeros past the end) but never stored, and never counted: the ragged last key
-        block is always a partial one, masked to ``< Nk``.
+        forward's. q/k/v/o_desc: descriptors over the (B*H*N, D) and (B*H_KV*Nk, D) rows of
+        contiguous q, k, v, o; O (B, H, N, D), contiguous; LSE (B, H, N) float32 base 2.
+        Query rows past N and key rows past Nk are read (from the next head, or zeros past
+        the end) but never stored, and never counted: the ragged last key block is always
+        a partial one, masked to ``< Nk``.
 
         The loop runs tile j's ``P V`` before tile j+1's scores (the first tile's scores
         peeled off ahead of it), each MMA waited at once; the buffers of tile j are
@@ -290,9 +295,16 @@ if AVAILABLE:
         # constexpr, as the Triton forward has) crashed Triton 3.6's Gluon lowering.
         split_slot = gl.load(entry + ENTRY_SLOT)
         if split_slot < 0:
-            O += b.to(gl.int64) * stride_ob + h.to(gl.int64) * stride_oh
-            gl.store(O + gl.expand_dims(offs_m, 1) * stride_on + gl.expand_dims(offs_d, 0),
-                     out.to(dtype), mask=o_mask)
+            if TMA_STORE and q_start + BLOCK_M <= N:
+                # (A tile running past N would spill into the next head's rows.)
+                q_smem.store(out.to(dtype))  # every MMA reading Q has completed
+                fence_async_shared()
+                tma_store(o_desc, [(b * H + h) * N + q_start, 0], q_smem)
+                tma.store_wait(0)
+            else:
+                O += b.to(gl.int64) * stride_ob + h.to(gl.int64) * stride_oh
+                gl.store(O + gl.expand_dims(offs_m, 1) * stride_on + gl.expand_dims(offs_d, 0),
+                         out.to(dtype), mask=o_mask)
             gl.store(LSE + (b * H + h).to(gl.int64) * N + lse_m, lse, mask=lse_m < N)
         else:
             # One chunk of a split row: as the Triton forward, to the float32 workspace
@@ -383,8 +395,10 @@ def forward(q, k, v, o, lse, full_idx, part_idx, part_code, sched, ws_o, ws_lse,
     grid = (programs * (layout_block // BLOCK_M), groups)
     _KERNEL(grid, (q.dtype,),
             (o, lse, full_idx, part_idx, part_code, sched, ws_o, ws_lse),
-            (descriptor(q, BLOCK_M), descriptor(k, BLOCK_N), descriptor(v, BLOCK_N), qk_scale),
+            (descriptor(q, BLOCK_M), descriptor(k, BLOCK_N), descriptor(v, BLOCK_N),
+             descriptor(o, BLOCK_M), qk_scale),
             (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots),
             LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
-            ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, num_warps=NUM_WARPS,
+            ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, TMA_STORE=TMA_STORE,
+            num_warps=NUM_WARPS,
             **compile_options(D))
