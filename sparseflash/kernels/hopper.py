@@ -7,14 +7,15 @@ past a block index read from the table, and keeps two tiles ahead at best
 filled by the copy engine (TMA) on mbarriers, and computes the addresses of those copies
 itself, so a table walk pipelines like a computed one.
 
-On an H200 (NOTES v18, ``benchmarks/sessions/s16_gluon_ab.py``) its D=64 kernels take less
-GPU time than the Triton kernel's on every measured layout but ``local(3)`` (even): dense
-2.28 against 2.45 ms (above cuDNN), ``butterfly`` 7% and causal 2% less. At D=128 it is
-no faster (dense 2% and ``local(3)`` 6% slower). Its launch costs more host time, which a
-short sparse forward does not hide, so :func:`usable` picks it for D=64 on long rows
-(dense, causal) unless told otherwise (``SPARSEFLASH_GLUON``). Everything else (other
-GPUs, the interpreter, dropout, key padding, other head dims) goes through the Triton
-kernel.
+On an H200 (NOTES v18, ``benchmarks/sessions/s16_gluon_ab.py`` and ``s16_store_ab.py``)
+its kernels take less GPU time than the Triton kernel's on dense D=64 (2.28 against 2.45
+ms; the forward runs above cuDNN's speed), on causal D=64 and on the short rows of
+``butterfly``, random+global and ``local(3)`` (3-8%); at D=128 dense and causal are even.
+Its launch costs more host time (four descriptors to build and encode), which a short
+sparse forward does not hide, so :func:`usable` picks it by default for D=64 on long rows
+(dense, causal) only, until repeated runs settle the rest (``SPARSEFLASH_GLUON=1`` runs it
+wherever it can). Everything else (other GPUs, the interpreter, dropout, key padding,
+other head dims) goes through the Triton kernel.
 Gluon has no interpreter: ``tests/test_hopper_compile.py`` compiles this kernel for sm_90
 on any machine, ``tests/test_gpu.py -k gluon`` runs it. Gluon is experimental in Triton;
 this module imports nothing when it is missing.
@@ -318,7 +319,7 @@ if AVAILABLE:
 
 #: Rows this long or longer (``launch.length_class``: a mean of 16 blocks or more) take
 #: the Gluon forward by default: the kernel gains most there, and its launch costs more
-#: host time than the Triton kernel's (three descriptors to build and encode), which a
+#: host time than the Triton kernel's (four descriptors to build and encode), which a
 #: short sparse forward does not hide (NOTES v18).
 AUTO_ROW_CLASS = 5
 
