@@ -58,6 +58,13 @@ def _launch_hooks_set() -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=None)
+def device_major(index: int) -> int:
+    """The compute capability's major version of CUDA device ``index`` (9: Hopper), asked
+    of the driver once per device: the launchers ask on every forward."""
+    return torch.cuda.get_device_capability(index)[0]
+
+
 def _current_device() -> int:
     return torch.cuda.current_device()
 

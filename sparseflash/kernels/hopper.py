@@ -324,11 +324,6 @@ if AVAILABLE:
 AUTO_ROW_CLASS = 5
 
 
-@functools.lru_cache(maxsize=None)
-def _is_sm90(device_index: int) -> bool:
-    return torch.cuda.get_device_capability(device_index)[0] == 9
-
-
 def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout_block: int,
            dropout_p: float, has_padding: bool, row_class: int) -> bool:
     """Whether ``launch.forward`` runs this kernel. Only where the inputs allow it: an
@@ -348,7 +343,7 @@ def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout_block: int,
         return False
     if (q.device.type != "cuda" or q.dtype not in (torch.float16, torch.bfloat16)
             or D not in (64, 128) or dropout_p > 0 or has_padding or layout_block % BLOCK_M
-            or layout_block % BLOCK_N or not _is_sm90(q.device.index)):
+            or layout_block % BLOCK_N or fastlaunch.device_major(q.device.index) != 9):
         return False
     return all(t.is_contiguous() and t.data_ptr() % 16 == 0 for t in (q, k, v))
 

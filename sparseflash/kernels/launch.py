@@ -24,7 +24,7 @@ import triton
 from ..reference import keep_threshold
 from . import hopper
 from .backward import attention_dkdv_kernel, attention_dq_kernel, sum_split_rows_kernel
-from .fastlaunch import Kernel, interpreting
+from .fastlaunch import Kernel, device_major, interpreting
 from .forward import attention_forward_kernel, merge_split_rows_kernel
 
 
@@ -204,7 +204,7 @@ def _use_tma(row_class: int, *tensors: torch.Tensor) -> bool:
     if setting != "1" and interpreting():
         return False
     if not interpreting() and (device.type != "cuda"
-                               or torch.cuda.get_device_capability(device)[0] < 9):
+                               or device_major(device.index) < 9):
         return False
     for t in tensors:
         size = t.element_size()
