@@ -82,11 +82,13 @@ def _fused_bwd(q_desc, k_desc, v_desc, do_desc, dq_desc, LSE, DELTA, DK, DV, N,
                qk_scale, sm_scale,
                BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, D: gl.constexpr,
                STAGES: gl.constexpr, DQ_BUFS: gl.constexpr, WINDOW: gl.constexpr,
-               ROTATE: gl.constexpr, num_warps: gl.constexpr):
+               ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, num_warps: gl.constexpr):
     """One program per (key tile, head). Q, K, V, dO: (B*H*N, D) through descriptors; dq_desc
     over a zeroed float32 (B*H*N, D) accumulator; LSE (base 2, scale folded) and DELTA =
     rowsum(dO * O): (B*H*N,) float32; DK, DV: (B*H*N, D) outputs. WINDOW = 0: every query
-    tile; w > 0: the query blocks (of 128) within w blocks of the key tile's."""
+    tile; w > 0: the query blocks (of 128) within w blocks of the key tile's. DQ_MODE (an
+    ablation): 2 = dQ in full, 1 = its product and shared-memory store without the
+    reduction, 0 = no dQ at all (a dK/dV kernel)."""
     pid_n = gl.program_id(0)
     bh = gl.program_id(1)
     row0 = bh * N
@@ -173,15 +175,21 @@ def _fused_bwd(q_desc, k_desc, v_desc, do_desc, dq_desc, LSE, DELTA, DK, DV, N,
         dst = pt * (dpt - gl.expand_dims(delta, 0))
         ds_smem.store(dst.to(dtype))
         fence_async_shared()
-        dq = warpgroup_mma(ds_smem.permute((1, 0)), k_smem, zero_dq, use_acc=False,
-                           is_async=True)
-        dk = warpgroup_mma(ds_smem, q_smem.index(slot), dk, is_async=True)
-        dq, dv = warpgroup_mma_wait(num_outstanding=1, deps=(dq, dv))
-        buf = i % DQ_BUFS
-        tma.store_wait(DQ_BUFS - 1)  # this buffer's last reduction has read it
-        dq_smem.index(buf).store(dq)
-        fence_async_shared()
-        tma_reduce_add(dq_desc, [q_row, 0], dq_smem.index(buf))
+        if DQ_MODE > 0:
+            dq = warpgroup_mma(ds_smem.permute((1, 0)), k_smem, zero_dq, use_acc=False,
+                               is_async=True)
+            dk = warpgroup_mma(ds_smem, q_smem.index(slot), dk, is_async=True)
+            dq, dv = warpgroup_mma_wait(num_outstanding=1, deps=(dq, dv))
+            buf = i % DQ_BUFS
+            if DQ_MODE > 1:
+                tma.store_wait(DQ_BUFS - 1)  # this buffer's last reduction has read it
+            dq_smem.index(buf).store(dq)
+            fence_async_shared()
+            if DQ_MODE > 1:
+                tma_reduce_add(dq_desc, [q_row, 0], dq_smem.index(buf))
+        else:
+            dk = warpgroup_mma(ds_smem, q_smem.index(slot), dk, is_async=True)
+            dv = warpgroup_mma_wait(num_outstanding=1, deps=(dv,))
 
     dk, dv = warpgroup_mma_wait(num_outstanding=0, deps=(dk, dv))
     tma.store_wait(0)
@@ -196,12 +204,14 @@ def _fused_bwd(q_desc, k_desc, v_desc, do_desc, dq_desc, LSE, DELTA, DK, DV, N,
     gl.store(DV + offs2, dv.to(dtype))
 
 
-# (BLOCK_M query rows per step, BLOCK_N key rows per program, STAGES, DQ_BUFS, ROTATE, warps)
+# (BLOCK_M query rows per step, BLOCK_N key rows per program, STAGES, DQ_BUFS, ROTATE, warps,
+#  DQ_MODE). Call 1 (every variant in full) ran the first five at D=64, four at D=128.
 VARIANTS = {
-    64: [(64, 128, 2, 2, False, 8), (64, 128, 2, 2, True, 8), (64, 128, 3, 2, True, 8),
-         (128, 128, 2, 2, True, 8), (64, 64, 2, 2, True, 4)],
-    128: [(64, 128, 2, 2, False, 8), (64, 128, 2, 2, True, 8), (64, 128, 2, 1, True, 8),
-          (64, 64, 2, 2, True, 4)],
+    64: [(64, 64, 2, 2, True, 4, 2), (64, 64, 2, 2, True, 4, 1), (64, 64, 2, 2, True, 4, 0),
+         (64, 128, 2, 2, True, 8, 2), (64, 128, 2, 2, True, 8, 1), (64, 128, 2, 2, True, 8, 0),
+         (64, 64, 3, 2, True, 4, 2), (64, 64, 2, 1, True, 4, 2)],
+    128: [(64, 64, 2, 2, True, 4, 2), (64, 64, 2, 2, True, 4, 1), (64, 64, 2, 2, True, 4, 0),
+          (64, 128, 2, 1, True, 8, 2), (64, 128, 2, 1, True, 8, 1), (64, 128, 2, 1, True, 8, 0)],
 }
 PATTERNS = {"dense": 0, "local(3)": 3}
 
@@ -221,7 +231,7 @@ def _desc(t, rows):
 def run_variant(q, k, v, do, lse, delta, variant, window):
     """-> (dq, dk, dv, fn): fn runs the whole backward after delta (zero the accumulator,
     the kernel, dQ's scale and cast)."""
-    block_m, block_n, stages, dq_bufs, rotate, warps = variant
+    block_m, block_n, stages, dq_bufs, rotate, warps, dq_mode = variant
     B, H, N, D = q.shape
     dk, dv = torch.empty_like(k), torch.empty_like(v)
     dq_acc = torch.empty(B, H, N, D, device=q.device, dtype=torch.float32)
@@ -235,7 +245,7 @@ def run_variant(q, k, v, do, lse, delta, variant, window):
         _fused_bwd[(N // block_n, B * H)](*descs, lse, delta, dk, dv, N, scale * LOG2E, scale,
                                           BLOCK_M=block_m, BLOCK_N=block_n, D=D,
                                           STAGES=stages, DQ_BUFS=dq_bufs, WINDOW=window,
-                                          ROTATE=rotate, num_warps=warps)
+                                          ROTATE=rotate, DQ_MODE=dq_mode, num_warps=warps)
         out["dq"] = (dq_acc * scale).to(q.dtype)
     fn()
     return out["dq"], dk, dv, fn
@@ -257,7 +267,8 @@ def kernel_times(run, iters=20):
 
 
 def _jobs():
-    return [(d, pattern, what) for d in (64, 128) for pattern in PATTERNS
+    patterns = PATTERNS if "--all-patterns" in sys.argv else ["dense"]
+    return [(d, pattern, what) for d in (64, 128) for pattern in patterns
             for what in ["sparseflash"] + VARIANTS[d]]
 
 
@@ -300,8 +311,9 @@ def worker(start, seq_len):
             times = kernel_times(fn)
             kernel_ms = sum(times.values())
             ms = triton.testing.do_bench(fn, warmup=25, rep=200)
-            bm, bn, st, bufs, rot, w = what
-            label = f"fused m{bm} n{bn} s{st} dq{bufs} w{w}{' rot' if rot else ''}"
+            bm, bn, st, bufs, rot, w, mode = what
+            label = (f"fused m{bm} n{bn} s{st} dq{bufs} w{w}{' rot' if rot else ''}"
+                     f"{['', ' dQ-no-reduce', ' no-dQ'][2 - mode]}")
         scale_err = max(r.float().abs().max().item() for r in ref)
         # The backward is credited with 2.5x the forward's products (FlashAttention's count).
         print(json.dumps({"job": i, "D": d, "pattern": pattern, "label": label, "ms": ms,
@@ -316,7 +328,8 @@ def drive(seq_len):
     jobs, start = _jobs(), 0
     while start < len(jobs):
         proc = subprocess.run([sys.executable, __file__, "--worker", str(start),
-                               "--seq-len", str(seq_len)], capture_output=True, text=True)
+                               "--seq-len", str(seq_len)] + sys.argv[1:], capture_output=True,
+                              text=True)
         last = start - 1
         for line in proc.stdout.splitlines():
             if line.startswith("{"):
@@ -347,7 +360,8 @@ def compile_only(only=None):
     from triton.experimental.gluon._runtime import GluonASTSource
     ptxas = os.path.join(os.path.dirname(triton.__file__), "backends/nvidia/bin/ptxas")
     for d in (64, 128):
-        for j, (block_m, block_n, stages, dq_bufs, rotate, warps) in enumerate(VARIANTS[d]):
+        for j, (block_m, block_n, stages, dq_bufs, rotate, warps, dq_mode) in enumerate(
+                VARIANTS[d]):
             if only is not None and only != (d, j):
                 continue
             t = torch.empty(16 * 1024, d, dtype=torch.bfloat16)
@@ -361,7 +375,8 @@ def compile_only(only=None):
             sig.update(LSE="*fp32", DELTA="*fp32", DK="*bf16", DV="*bf16", N="i32",
                        qk_scale="fp32", sm_scale="fp32")
             consts = dict(BLOCK_M=block_m, BLOCK_N=block_n, D=d, STAGES=stages,
-                          DQ_BUFS=dq_bufs, WINDOW=3, ROTATE=rotate, num_warps=warps)
+                          DQ_BUFS=dq_bufs, WINDOW=3, ROTATE=rotate, DQ_MODE=dq_mode,
+                          num_warps=warps)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 c = triton.compile(GluonASTSource(_fused_bwd, sig, consts),
@@ -375,7 +390,8 @@ def compile_only(only=None):
             info = [ln.split(":")[-1].strip() for ln in r.stderr.splitlines()
                     if "registers" in ln or "spill" in ln]
             waits = re.findall(r"wgmma.wait_group.sync.aligned (\d+)", ptx)
-            print(f"D={d} m{block_m} n{block_n} s{stages} dq{dq_bufs} w{warps} rot={rotate}: "
+            print(f"D={d} m{block_m} n{block_n} s{stages} dq{dq_bufs} w{warps} rot={rotate} "
+                  f"mode={dq_mode}: "
                   f"shared={c.metadata.shared} {info} waits={waits} "
                   f"reduce={ptx.count('cp.reduce.async.bulk')} bar.sync={ptx.count('bar.sync')}"
                   f" ptxas warnings={r.stderr.count('warning')}", flush=True)
@@ -388,6 +404,7 @@ def main():
                    "cubin stay in /tmp/s17_bwd.*)")
     p.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--seq-len", type=int, default=16384)
+    p.add_argument("--all-patterns", action="store_true", help="local(3) as well as dense")
     args = p.parse_args()
     if args.compile_only:
         compile_only(tuple(map(int, args.only.split(","))) if args.only else None)
