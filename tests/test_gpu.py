@@ -199,6 +199,63 @@ def test_gluon_forward_choice(monkeypatch):
         usable(q64)
 
 
+# The Gluon dK/dV kernel of sm_90 GPUs (kernels.hopper_backward; by default at D=128,
+# forced here at both head dims with SPARSEFLASH_GLUON=1). It needs the query length to be
+# a multiple of the layout block: runs and table walks, causal diagonals (partial blocks),
+# GQA with broadcast and per-head layouts, split columns (global keys), a ragged key length,
+# block 64. Forward and dQ run as usual; the test checks that the Gluon dK/dV ran.
+GLUON_BWD_CASES = [
+    CASES[0],
+    ("causal", 1, 4, 4, 1024, 1024, 128, 128, False),
+    CASES[3],
+    ("local(1) | global(1)", 2, 4, 2, 4096, 4096, 64, 128, False),
+    ("local(1) | global(1) | random(2)", 1, 4, 4, 2048, 2048, 128, 64, False),
+    ("butterfly", 1, 4, 4, 1024, 1024, 128, 128, False),
+    ("dense", 1, 2, 2, 1024, 2000, 64, 128, False),
+    ("per_head(local(1), causal)", 1, 2, 2, 1024, 1024, 128, 128, False),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("case", GLUON_BWD_CASES,
+                         ids=[c[0] + f"-D{c[6]}" for c in GLUON_BWD_CASES])
+def test_gluon_backward_against_float64(case, dtype, monkeypatch):
+    from sparseflash.kernels import hopper_backward
+    if not hopper_backward.AVAILABLE or torch.cuda.get_device_capability()[0] != 9:
+        pytest.skip("the Gluon dK/dV kernel runs on sm_90 with Triton's Gluon")
+    monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
+    calls = []
+    real = hopper_backward.dkdv
+    monkeypatch.setattr(hopper_backward, "dkdv", lambda *a: calls.append(1) or real(*a))
+    _check_against_float64(case, dtype)
+    assert calls, "the Gluon dK/dV kernel did not run"
+
+
+def test_gluon_backward_choice(monkeypatch):
+    from sparseflash.kernels import hopper_backward
+    q64 = torch.zeros(1, 2, 256, 64, device="cuda", dtype=torch.bfloat16)
+    q128 = torch.zeros(1, 2, 256, 128, device="cuda", dtype=torch.bfloat16)
+    on = hopper_backward.AVAILABLE and torch.cuda.get_device_capability()[0] == 9
+
+    def usable(q, block=128, dropout=0.0, padding=False, scheduled=True):
+        return hopper_backward.usable(q, q, q, q, block, dropout, padding, scheduled)
+
+    monkeypatch.delenv("SPARSEFLASH_GLUON", raising=False)  # auto: D=128
+    assert usable(q128) is on
+    assert usable(q64) is False
+    monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
+    assert usable(q64) is on
+    assert usable(q128, dropout=0.1) is False
+    assert usable(q128, padding=True) is False
+    assert usable(q128, scheduled=False) is False        # per-head layout with GQA
+    assert usable(q128, block=32) is False                # block under the tile
+    ragged = torch.zeros(1, 2, 200, 128, device="cuda", dtype=torch.bfloat16)
+    assert usable(ragged) is False                        # N not a multiple of the block
+    assert usable(q128.transpose(1, 2)) is False          # not contiguous
+    monkeypatch.setenv("SPARSEFLASH_GLUON", "0")
+    assert usable(q128) is False
+
+
 @pytest.mark.parametrize("scale", [-30.0, 0.0])
 def test_non_positive_scale(scale):
     """The launcher rewrites scale <= 0 for the forward (q -> -q, or q -> 0)."""

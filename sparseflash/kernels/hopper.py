@@ -324,6 +324,15 @@ if AVAILABLE:
 AUTO_ROW_CLASS = 5
 
 
+def gluon_choice() -> str:
+    """``SPARSEFLASH_GLUON`` (``auto``, ``0`` or ``1``; default ``auto``), which the
+    forward here and the dK/dV kernel of ``hopper_backward`` both follow."""
+    choice = os.environ.get("SPARSEFLASH_GLUON", "auto")
+    if choice not in ("auto", "0", "1"):
+        raise ValueError(f"SPARSEFLASH_GLUON must be auto, 0 or 1, not {choice!r}")
+    return choice
+
+
 def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout_block: int,
            dropout_p: float, has_padding: bool, row_class: int) -> bool:
     """Whether ``launch.forward`` runs this kernel. Only where the inputs allow it: an
@@ -333,9 +342,7 @@ def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout_block: int,
     decides: ``auto`` (the default) at D=64 on rows of ``AUTO_ROW_CLASS`` or longer
     (dense, causal), where it measured faster than the Triton forward (module
     docstring); ``1`` for every head dim and row length it allows; ``0`` never."""
-    choice = os.environ.get("SPARSEFLASH_GLUON", "auto")
-    if choice not in ("auto", "0", "1"):
-        raise ValueError(f"SPARSEFLASH_GLUON must be auto, 0 or 1, not {choice!r}")
+    choice = gluon_choice()
     if choice == "0" or not AVAILABLE or os.environ.get("TRITON_INTERPRET", "0") == "1":
         return False
     D = q.shape[-1]

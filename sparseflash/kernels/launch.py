@@ -22,7 +22,7 @@ import torch
 import triton
 
 from ..reference import keep_threshold
-from . import hopper
+from . import hopper, hopper_backward
 from .backward import attention_dkdv_kernel, attention_dq_kernel, sum_split_rows_kernel
 from .fastlaunch import Kernel, device_major, interpreting
 from .forward import attention_forward_kernel, merge_split_rows_kernel
@@ -414,16 +414,23 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
     # 2-11% faster at D=64 and 2-14% slower at D=128; float32 keeps the forward's order
     # (benchmarks/NOTES.md, v12).
     column_runs = bool(meta.column_runs) and block_d <= 64 and q.dtype != torch.float32
-    _dkdv(
-        grid_dkdv, (q.dtype, col_class),
-        (q, k, v, do, lse, delta, dk, dv, *tables[5:10], tables[13], ws_dk, ws_dv, kpm,
-         limits),
-        scalars,
-        (*q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
-         s_kpm, s_lim, H, H_kv, N, Nk, D, meta.num_kv_blocks, meta.heads, H // H_kv,
-         sched_heads, meta.q_slots, col_class),
-        SCHEDULED=scheduled, COLUMN_RUNS=column_runs, HAS_SPLITS=scheduled and meta.q_slots > 0,
-        HAS_PARTIAL=bool(meta.has_partial), **common)
+    if hopper_backward.usable(q, k, v, do, meta.block, dropout_p, has_padding, scheduled):
+        hopper_backward.dkdv(q, k, v, do, lse, delta, dk, dv, tables[6], tables[8], tables[9],
+                             tables[13], ws_dk, ws_dv, scale * LOG2E, float(scale),
+                             meta.q_programs, kv_groups, meta.num_kv_blocks, sched_heads,
+                             meta.q_slots, meta.block, bool(meta.has_partial))
+    else:
+        _dkdv(
+            grid_dkdv, (q.dtype, col_class),
+            (q, k, v, do, lse, delta, dk, dv, *tables[5:10], tables[13], ws_dk, ws_dv, kpm,
+             limits),
+            scalars,
+            (*q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
+             s_kpm, s_lim, H, H_kv, N, Nk, D, meta.num_kv_blocks, meta.heads, H // H_kv,
+             sched_heads, meta.q_slots, col_class),
+            SCHEDULED=scheduled, COLUMN_RUNS=column_runs,
+            HAS_SPLITS=scheduled and meta.q_slots > 0, HAS_PARTIAL=bool(meta.has_partial),
+            **common)
     if scheduled and meta.q_slots:
         for ws, grad in ((ws_dk, dk), (ws_dv, dv)):
             _add_split_partials(ws, tables[14], tables[15], grad, H_kv, Nk, meta.num_kv_blocks,
