@@ -179,7 +179,8 @@ if AVAILABLE:
             version=[3, 0], warps_per_cta=[num_warps, 1], instr_shape=[16, D, 16])
         op_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=kv_layout,
                                                       k_width=2)
-        ds_layout: gl.constexpr = gl.NVMMASharedLayout(swizzle_byte_width=128,
+        SWIZZLE: gl.constexpr = 128 if BLOCK_M * 2 >= 128 else BLOCK_M * 2
+        ds_layout: gl.constexpr = gl.NVMMASharedLayout(swizzle_byte_width=SWIZZLE,
                                                        element_bitwidth=16, rank=2)
         k_smem = gl.allocate_shared_memory(dtype, [BLOCK_N, D], k_desc.layout)
         v_smem = gl.allocate_shared_memory(dtype, [BLOCK_N, D], v_desc.layout)
@@ -272,6 +273,11 @@ def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor,
     return all(t.is_contiguous() and t.data_ptr() % 16 == 0 for t in (q, k, v, do))
 
 
+def compile_options(head_dim: int) -> dict:
+    """Launch options beyond the constexprs (none measured to help yet)."""
+    return {}
+
+
 if AVAILABLE:
     _KERNEL = fastlaunch.Kernel(hopper_dkdv_kernel)
 
@@ -298,4 +304,4 @@ def dkdv(q, k, v, do, lse, delta, dk, dv, col_idx, col_part_idx, col_part_code, 
              descriptor(do, BLOCK_M), qk_scale, sm_scale),
             (H, H_kv, N, Nk, num_kv_blocks, sched_heads, H // H_kv, q_slots),
             LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
-            HAS_PARTIAL=has_partial, num_warps=NUM_WARPS)
+            HAS_PARTIAL=has_partial, num_warps=NUM_WARPS, **compile_options(D))
