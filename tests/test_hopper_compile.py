@@ -1,5 +1,5 @@
-"""The Gluon forward of sm_90 GPUs (``sparseflash.kernels.hopper``) compiled for sm_90 on
-this machine, no GPU needed.
+"""The Gluon kernels of sm_90 GPUs (the forward of ``sparseflash.kernels.hopper``, the dK/dV
+kernel of ``hopper_backward``) compiled for sm_90 on this machine, no GPU needed.
 
 Gluon has no interpreter, so CI cannot run the kernel; compiling it catches what a new
 Triton breaks (Gluon is experimental and renames its API: ``async_copy_global_to_shared``
@@ -18,7 +18,7 @@ import warnings
 import pytest
 import torch
 
-from sparseflash.kernels import hopper
+from sparseflash.kernels import hopper, hopper_backward
 
 try:
     import triton
@@ -66,21 +66,60 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16):
                               target=GPUTarget("cuda", 90, 128), options=options)
 
 
-def _summary(d, row_runs, has_partial, dtype):
-    """What the tests read of one compiled variant."""
-    compiled = _compile(d, row_runs, has_partial, dtype)
+def _compile_dkdv(d, has_partial, dtype=torch.bfloat16):
+    """triton.compile of the dK/dV kernel for sm_90, as ``hopper_backward.dkdv`` launches
+    it."""
+    gl = hopper.gl
+    gl_dtype = gl.bfloat16 if dtype == torch.bfloat16 else gl.float16
+    rows = torch.empty(4096, d, dtype=dtype)
+    tile = hopper_backward.BLOCK_M
+    smem = gl.NVMMASharedLayout.get_default_for([tile, d], gl_dtype)
+    desc = hopper.TensorDescriptor(rows, [4096, d], [d, 1], [tile, d], smem)
+    kernel = hopper_backward.hopper_dkdv_kernel
+    sig = {name: "constexpr" for name in kernel.arg_names}
+    for name in ("q_desc", "k_desc", "v_desc", "do_desc"):
+        sig[name] = native_specialize_impl(BaseBackend, desc, False, True, True)[0]
+    out = "*bf16" if dtype == torch.bfloat16 else "*fp16"
+    sig.update(DK=out, DV=out, LSE="*fp32", DELTA="*fp32", FULL_IDX="*i32", PART_IDX="*i32",
+               PART_CODE="*i8", SCHED="*i32", WS_DK="*fp32", WS_DV="*fp32",
+               qk_scale="fp32", sm_scale="fp32")
+    for name in ("H", "H_KV", "N", "Nk", "NUM_KV_BLOCKS", "SCHED_HEADS", "GROUP", "WS_SLOTS"):
+        sig[name] = "i32"
+    consts = dict(LAYOUT_BLOCK=128, BLOCK_M=hopper_backward.BLOCK_M,
+                  BLOCK_N=hopper_backward.BLOCK_N, D=d, STAGES=hopper_backward.STAGES,
+                  HAS_PARTIAL=has_partial, num_warps=hopper_backward.NUM_WARPS)
+    options = dict(num_warps=hopper_backward.NUM_WARPS, **hopper_backward.compile_options(d))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return triton.compile(GluonASTSource(kernel, sig, consts),
+                              target=GPUTarget("cuda", 90, 128), options=options)
+
+
+def _summary(kind, d, flag_a, flag_b, dtype):
+    """What the tests read of one compiled variant (forward: row runs, partial blocks;
+    dK/dV: partial blocks)."""
+    if kind == "forward":
+        compiled = _compile(d, flag_a, flag_b, dtype)
+    else:
+        compiled = _compile_dkdv(d, flag_b, dtype)
     ptx = compiled.asm["ptx"]
-    return {"variant": [d, row_runs, has_partial, str(dtype)],
+    return {"variant": [kind, d, flag_a, flag_b, str(dtype)],
             "shared": compiled.metadata.shared, "wgmma": "wgmma.mma_async" in ptx,
             "tma": "cp.async.bulk.tensor" in ptx, "maxnreg_128": ".maxnreg 128" in ptx}
 
 
-JOBS = [(*v, torch.bfloat16) for v in VARIANTS] + [(64, True, False, torch.float16)]
+JOBS = ([("forward", *v, torch.bfloat16) for v in VARIANTS]
+        + [("forward", 64, True, False, torch.float16)]
+        # dK/dV: D=128 (its default) with and without partial blocks, D=64, fp16.
+        + [("dkdv", 128, False, False, torch.bfloat16), ("dkdv", 128, False, True, torch.bfloat16),
+           ("dkdv", 64, False, True, torch.bfloat16), ("dkdv", 128, False, True, torch.float16)])
+FORWARD_JOBS = [job[1:] for job in JOBS if job[0] == "forward"]
+DKDV_JOBS = [(job[1], job[3], job[4]) for job in JOBS if job[0] == "dkdv"]
 
 
 @pytest.fixture(scope="module")
 def compiled():
-    """{(d, row_runs, has_partial, dtype name): summary} from one child process."""
+    """{(kind, d, flag, flag, dtype name): summary} from one child process."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, TRITON_INTERPRET="0",
                PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
@@ -95,15 +134,23 @@ def compiled():
     return found
 
 
-@pytest.mark.parametrize("d, row_runs, has_partial, dtype", JOBS)
+@pytest.mark.parametrize("d, row_runs, has_partial, dtype", FORWARD_JOBS)
 def test_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, dtype):
-    rec = compiled[(d, row_runs, has_partial, str(dtype))]
+    rec = compiled[("forward", d, row_runs, has_partial, str(dtype))]
     assert rec["wgmma"] and rec["tma"]
     assert rec["shared"] <= SM90_SHARED_BYTES
     if d == 64:
         # Two programs an SM: their shared memory fits, and registers are capped at 128.
         assert 2 * (rec["shared"] + SM90_RESERVED_BYTES) <= 228 * 1024
         assert rec["maxnreg_128"]
+
+
+@pytest.mark.parametrize("d, has_partial, dtype", DKDV_JOBS)
+def test_dkdv_compiles_for_sm90(compiled, d, has_partial, dtype):
+    rec = compiled[("dkdv", d, False, has_partial, str(dtype))]
+    assert rec["wgmma"] and rec["tma"]
+    # Two programs an SM (one warp group each): their shared memory fits.
+    assert 2 * (rec["shared"] + SM90_RESERVED_BYTES) <= 228 * 1024
 
 
 if __name__ == "__main__":
