@@ -111,10 +111,10 @@ def test_descriptors_by_default_for_long_rows_on_hopper(monkeypatch):
     assert launch._use_tma(launch.TMA_ROW_CLASS - 1, k, k) is False
 
 
-# The Gluon forward of sm_90 GPUs (kernels.hopper; by default at D=64 on long rows, forced
-# here at both head dims with SPARSEFLASH_GLUON=1): runs and table walks, causal diagonals and
-# ragged ends (partial blocks), GQA, a key length other than the query length, and a
-# split global row. The backward runs on its output and lse.
+# The Gluon forward of sm_90 GPUs (kernels.hopper; by default everywhere it can run but at
+# D=128 with partial blocks, forced here with SPARSEFLASH_GLUON=1): runs and table walks,
+# causal diagonals and ragged ends (partial blocks), GQA, a key length other than the query
+# length, and a split global row. The backward runs on its output and lse.
 GLUON_CASES = CASES[:4] + [
     ("local(1) | global(1)", 2, 4, 2, 4096, 4096, 64, 128, False),
     ("butterfly", 1, 4, 4, 1000, 1000, 128, 128, False),
@@ -137,7 +137,7 @@ def test_gluon_forward_against_float64(case, dtype, monkeypatch):
 
 
 # The same D=64 cases through the Triton forward (SPARSEFLASH_GLUON=0): on sm_90 GPUs the
-# Gluon kernel takes D=64 layouts with long rows by default.
+# Gluon kernel takes them by default.
 TRITON_D64_CASES = [c for c in GLUON_CASES if c[6] == 64]
 
 
@@ -155,7 +155,7 @@ def test_gluon_forward_direct_launch(monkeypatch):
     from sparseflash.kernels import hopper
     if not hopper.AVAILABLE or torch.cuda.get_device_capability()[0] != 9:
         pytest.skip("the Gluon forward runs on sm_90 with Triton's Gluon")
-    monkeypatch.setenv("SPARSEFLASH_GLUON", "1")  # rows of ~5 blocks: not chosen by default
+    monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
     gen = torch.Generator(device="cuda").manual_seed(3)
     q, k, v = (torch.randn(1, 4, 1000, 64, device="cuda", dtype=torch.bfloat16, generator=gen)
                for _ in range(3))
@@ -176,17 +176,17 @@ def test_gluon_forward_choice(monkeypatch):
     q64 = torch.zeros(1, 2, 256, 64, device="cuda", dtype=torch.bfloat16)
     q128 = torch.zeros(1, 2, 256, 128, device="cuda", dtype=torch.bfloat16)
     on = hopper.AVAILABLE and torch.cuda.get_device_capability()[0] == 9
-    long_rows, short_rows = hopper.AUTO_ROW_CLASS, hopper.AUTO_ROW_CLASS - 1
 
-    def usable(q, block=128, dropout=0.0, padding=False, row_class=long_rows):
-        return hopper.usable(q, q, q, block, dropout, padding, row_class)
+    def usable(q, block=128, dropout=0.0, padding=False, partial=False):
+        return hopper.usable(q, q, q, block, dropout, padding, partial)
 
-    monkeypatch.delenv("SPARSEFLASH_GLUON", raising=False)  # auto: D=64, long rows
+    monkeypatch.delenv("SPARSEFLASH_GLUON", raising=False)  # auto: all but D=128 partial
     assert usable(q64) is on
-    assert usable(q64, row_class=short_rows) is False
-    assert usable(q128) is False
+    assert usable(q64, partial=True) is on
+    assert usable(q128) is on
+    assert usable(q128, partial=True) is False
     monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
-    assert usable(q128, row_class=short_rows) is on
+    assert usable(q128, partial=True) is on
     assert usable(q64, dropout=0.1) is False
     assert usable(q64, padding=True) is False
     assert usable(q64, block=64) is False                 # block under the tile

@@ -10,12 +10,13 @@ itself, so a table walk pipelines like a computed one.
 On an H200 (NOTES v18, ``benchmarks/sessions/s16_gluon_ab.py`` and ``s16_store_ab.py``)
 its kernels take less GPU time than the Triton kernel's on dense D=64 (2.28 against 2.45
 ms; the forward runs above cuDNN's speed), on causal D=64 and on the short rows of
-``butterfly``, random+global and ``local(3)`` (3-8%); at D=128 dense and causal are even.
-Its launch costs more host time (four descriptors to build and encode), which a short
-sparse forward does not hide, so :func:`usable` picks it by default for D=64 on long rows
-(dense, causal) only, until repeated runs settle the rest (``SPARSEFLASH_GLUON=1`` runs it
-wherever it can). Everything else (other GPUs, the interpreter, dropout, key padding,
-other head dims) goes through the Triton kernel.
+``butterfly``, random+global and ``local(3)`` (3-8%). Whole forward calls, host time
+included, alternating with the Triton forward in session 17 (NOTES v19,
+``benchmarks/sessions/s17-call5.sh``) were faster through it on every README layout at
+both head dims (2-13%) except causal at D=128 (2.5% slower), so :func:`usable` takes it
+by default everywhere it can run but on layouts with partial blocks at D=128.
+Everything else (other GPUs, the interpreter, dropout, key padding, other head dims) goes
+through the Triton kernel.
 Gluon has no interpreter: ``tests/test_hopper_compile.py`` compiles this kernel for sm_90
 on any machine, ``tests/test_gpu.py -k gluon`` runs it. Gluon is experimental in Triton;
 this module imports nothing when it is missing.
@@ -317,13 +318,6 @@ if AVAILABLE:
             gl.store(WS_LSE + ws_row + lse_m, lse, mask=lse_m < N)
 
 
-#: Rows this long or longer (``launch.length_class``: a mean of 16 blocks or more) take
-#: the Gluon forward by default: the kernel gains most there, and its launch costs more
-#: host time than the Triton kernel's (four descriptors to build and encode), which a
-#: short sparse forward does not hide (NOTES v18).
-AUTO_ROW_CLASS = 5
-
-
 def gluon_choice() -> str:
     """``SPARSEFLASH_GLUON`` (``auto``, ``0`` or ``1``; default ``auto``), which the
     forward here and the dK/dV kernel of ``hopper_backward`` both follow."""
@@ -334,19 +328,19 @@ def gluon_choice() -> str:
 
 
 def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout_block: int,
-           dropout_p: float, has_padding: bool, row_class: int) -> bool:
+           dropout_p: float, has_padding: bool, has_partial: bool) -> bool:
     """Whether ``launch.forward`` runs this kernel. Only where the inputs allow it: an
     sm_90 GPU, float16 or bfloat16, D of 64 or 128, no dropout and no key padding (not
     implemented here), a layout block that is a multiple of the tiles, and contiguous q,
     k, v (their rows are read through one descriptor each). Then ``SPARSEFLASH_GLUON``
-    decides: ``auto`` (the default) at D=64 on rows of ``AUTO_ROW_CLASS`` or longer
-    (dense, causal), where it measured faster than the Triton forward (module
-    docstring); ``1`` for every head dim and row length it allows; ``0`` never."""
+    decides: ``auto`` (the default) everywhere but at D=128 on layouts with partial
+    blocks (``has_partial``: causal diagonals, ragged ends), where the Triton forward
+    measured 2.5% faster (module docstring); ``1`` everywhere it can; ``0`` never."""
     choice = gluon_choice()
     if choice == "0" or not AVAILABLE or os.environ.get("TRITON_INTERPRET", "0") == "1":
         return False
     D = q.shape[-1]
-    if choice == "auto" and (D != 64 or row_class < AUTO_ROW_CLASS):
+    if choice == "auto" and D == 128 and has_partial:
         return False
     if (q.device.type != "cuda" or q.dtype not in (torch.float16, torch.bfloat16)
             or D not in (64, 128) or dropout_p > 0 or has_padding or layout_block % BLOCK_M

@@ -296,7 +296,8 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
     grid = lambda cfg: (meta.kv_programs * (meta.block // cfg["BLOCK_M"]), groups)  # noqa: E731
     block_d = head_dim_tile(D)
     row_class = length_class(meta.row_blocks)
-    if hopper.usable(q, k, v, meta.block, dropout_p, has_padding, row_class):  # sm_90
+    if hopper.usable(q, k, v, meta.block, dropout_p, has_padding,  # sm_90
+                     bool(meta.has_partial)):
         hopper.forward(q, k, v, o, lse, tables[1], tables[3], tables[4], tables[10], ws_o,
                        ws_lse, scale * LOG2E, meta.kv_programs, groups, meta.num_q_blocks,
                        meta.heads, meta.kv_slots, meta.block, bool(meta.row_runs),
