@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import warnings
 
 import pytest
@@ -95,6 +96,27 @@ def _compile_dkdv(d, has_partial, dtype=torch.bfloat16):
                               target=GPUTarget("cuda", 90, 128), options=options)
 
 
+def _ptxas_serialises(ptx: str):
+    """Whether the ptxas Triton uses for sm_90 reports that it serialised the kernel's
+    wgmma instructions (it does when a non-wgmma instruction defines an in-flight wgmma's
+    accumulator registers: every MMA then waits for the one before, which cost nothing in
+    correctness and most of the speed; NOTES v19). None when that ptxas cannot be found."""
+    try:
+        from triton.backends.nvidia.compiler import get_ptxas
+        ptxas = get_ptxas(90).path
+    except (ImportError, AttributeError, RuntimeError):
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "kernel.ptx")
+        with open(src, "w") as f:
+            f.write(ptx)
+        run = subprocess.run([ptxas, "-v", "--gpu-name", "sm_90a", src, "-o",
+                              os.path.join(tmp, "kernel.o")], capture_output=True, text=True)
+    if run.returncode != 0:
+        return None
+    return "serialized" in run.stderr
+
+
 def _summary(kind, d, flag_a, flag_b, dtype):
     """What the tests read of one compiled variant (forward: row runs, partial blocks;
     dK/dV: partial blocks)."""
@@ -105,7 +127,8 @@ def _summary(kind, d, flag_a, flag_b, dtype):
     ptx = compiled.asm["ptx"]
     return {"variant": [kind, d, flag_a, flag_b, str(dtype)],
             "shared": compiled.metadata.shared, "wgmma": "wgmma.mma_async" in ptx,
-            "tma": "cp.async.bulk.tensor" in ptx, "maxnreg_128": ".maxnreg 128" in ptx}
+            "tma": "cp.async.bulk.tensor" in ptx, "maxnreg_128": ".maxnreg 128" in ptx,
+            "serialized": _ptxas_serialises(ptx)}
 
 
 JOBS = ([("forward", *v, torch.bfloat16) for v in VARIANTS]
@@ -139,6 +162,7 @@ def test_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, dtype):
     rec = compiled[("forward", d, row_runs, has_partial, str(dtype))]
     assert rec["wgmma"] and rec["tma"]
     assert rec["shared"] <= SM90_SHARED_BYTES
+    assert rec["serialized"] is not True, "ptxas serialised the forward's wgmma"
     if d == 64:
         # Two programs an SM: their shared memory fits, and registers are capped at 128.
         assert 2 * (rec["shared"] + SM90_RESERVED_BYTES) <= 228 * 1024
@@ -149,6 +173,8 @@ def test_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, dtype):
 def test_dkdv_compiles_for_sm90(compiled, d, has_partial, dtype):
     rec = compiled[("dkdv", d, False, has_partial, str(dtype))]
     assert rec["wgmma"] and rec["tma"]
+    # dK stays in flight across the loop: ptxas must not have serialised the wgmma.
+    assert rec["serialized"] is not True, "ptxas serialised the dK/dV kernel's wgmma"
     # Two programs an SM (one warp group each): their shared memory fits.
     assert 2 * (rec["shared"] + SM90_RESERVED_BYTES) <= 228 * 1024
 
