@@ -11,8 +11,11 @@ left operand of ``dK += dS^T Q``, which stays in flight into the next tile.
 
 On an H200 at D=128 (NOTES v19, ``benchmarks/sessions/s17_fused_bwd.py``, its "no-dQ"
 mode) this form took 7.4 ms where the Triton dK/dV kernel took 8.4 (dense, N=16K,
-16 heads): the Triton kernel spills at D=128, this one's 64 x 64 tile on one warp group
-fits in 255 registers. :func:`usable` decides where it runs.
+16 heads): the Triton kernel spills at D=128; this one's 64 x 64 tile on one warp group
+takes 255 registers and spills a word (ptxas, Triton 3.6; 124 bytes on layouts with
+partial blocks). In the library, on an H200 and an H100, its dK/dV took 10-13% less time
+on dense and causal layouts at D=128, the same on short columns, and 15-30% more at D=64
+(NOTES v19): :func:`usable` takes it by default at D=128.
 Gluon has no interpreter: ``tests/test_hopper_compile.py`` compiles it for sm_90 on any
 machine and ``tests/test_gpu.py -k gluon_backward`` runs it.
 """
