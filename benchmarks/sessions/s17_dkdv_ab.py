@@ -12,29 +12,18 @@ side's dq, dk, dv are compared with the Triton side's (itself tested against flo
 
 import json
 import os
-from collections import defaultdict
+import sys
 
 import torch
 import triton
 
-import sparseflash
-from sparseflash.kernels import launch as sf
+sys.path.insert(0, os.path.dirname(__file__))
+from s15_gluon_where import kernel_times  # noqa: E402  (mean CUDA ms per kernel name)
+
+import sparseflash  # noqa: E402
+from sparseflash.kernels import launch as sf  # noqa: E402
 
 PATTERNS = ["dense", "causal", "local(3)", "butterfly", "local(1) | global(1) | random(2)"]
-
-
-def kernel_times(run, iters=20):
-    run()
-    torch.cuda.synchronize()
-    totals = defaultdict(float)
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-        for _ in range(iters):
-            run()
-        torch.cuda.synchronize()
-    for event in prof.events():
-        if event.device_type == torch.autograd.DeviceType.CUDA:
-            totals[event.name] += event.device_time / 1000 / iters
-    return totals
 
 
 def main():

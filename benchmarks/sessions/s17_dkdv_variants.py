@@ -12,14 +12,18 @@ programs an SM at D=64 instead of two).
 
 import json
 import os
+import sys
 from collections import defaultdict
 
 import torch
 import triton
 
-import sparseflash
-from sparseflash.kernels import hopper_backward as hb
-from sparseflash.kernels import launch as sf
+sys.path.insert(0, os.path.dirname(__file__))
+from s15_gluon_where import kernel_times  # noqa: E402  (mean CUDA ms per kernel name)
+
+import sparseflash  # noqa: E402
+from sparseflash.kernels import hopper_backward as hb  # noqa: E402
+from sparseflash.kernels import launch as sf  # noqa: E402
 
 PATTERNS = ["dense", "causal", "local(3)"]
 BASE = dict(BLOCK_M=hb.BLOCK_M)
@@ -30,18 +34,9 @@ VARIANTS = {
 }
 
 
-def kernel_ms(run, iters=20):
-    run()
-    torch.cuda.synchronize()
-    totals = defaultdict(float)
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-        for _ in range(iters):
-            run()
-        torch.cuda.synchronize()
-    for event in prof.events():
-        if event.device_type == torch.autograd.DeviceType.CUDA:
-            totals[event.name] += event.device_time / 1000 / iters
-    return sum(t for name, t in totals.items() if "dkdv" in name)
+def kernel_ms(run):
+    """CUDA ms per call of the dK/dV kernel(s) ``run`` launches."""
+    return sum(t for name, t in kernel_times(run).items() if "dkdv" in name)
 
 
 def main():

@@ -34,9 +34,9 @@ from the column, no table). Everything is checked against sparseflash's own back
 
 import argparse
 import json
+import os
 import subprocess
 import sys
-from collections import defaultdict
 
 import torch
 import triton
@@ -47,6 +47,9 @@ from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared
                                                               warpgroup_mma_init,
                                                               warpgroup_mma_wait)
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+
+sys.path.insert(0, os.path.dirname(__file__))
+from s15_gluon_where import kernel_times  # noqa: E402  (mean CUDA ms per kernel name)
 
 LOG2E = 1.4426950408889634
 tma_load = getattr(tma, "async_load", None) or tma.async_copy_global_to_shared
@@ -249,21 +252,6 @@ def run_variant(q, k, v, do, lse, delta, variant, window):
         out["dq"] = (dq_acc * scale).to(q.dtype)
     fn()
     return out["dq"], dk, dv, fn
-
-
-def kernel_times(run, iters=20):
-    """Mean CUDA time (ms) per call of each kernel ``run`` launches."""
-    run()
-    torch.cuda.synchronize()
-    totals = defaultdict(float)
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-        for _ in range(iters):
-            run()
-        torch.cuda.synchronize()
-    for event in prof.events():
-        if event.device_type == torch.autograd.DeviceType.CUDA:
-            totals[event.name] += event.device_time / 1000 / iters
-    return totals
 
 
 def _jobs():

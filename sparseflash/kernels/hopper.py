@@ -62,7 +62,10 @@ if AVAILABLE:
         """The program's schedule entry (a pointer), batch, head, query block and first
         query row. The kernel derives them before its loop and again after it: keeping
         them in registers across the loop cost the D=64 kernel its second program per SM
-        (132 registers a thread against 128; NOTES v18)."""
+        (132 registers a thread against 128; NOTES v18). The dK/dV kernel of
+        ``hopper_backward`` reads its column schedule with it too (kv heads, key blocks,
+        key rows in place of query ones), as ``common.scheduled_program`` serves both
+        Triton kernels."""
         TILES: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
         pid = gl.program_id(0)
         pid_g = gl.program_id(1)
@@ -101,16 +104,28 @@ if AVAILABLE:
         tma_load(v_desc, [k_row0 + offset, 0], v_bar.index(slot), v_smem.index(slot), pred=ok)
 
     @gluon.jit
-    def _partial_mask(s, code, q_start, key_start, Nk, BLOCK_M: gl.constexpr,
-                      BLOCK_N: gl.constexpr, layout: gl.constexpr):
-        """``s`` with the scores a partial block leaves out set to -inf: the same rule as
-        ``common.tile_mask`` without key padding (keys past ``Nk`` never count)."""
-        offs_m = q_start + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, layout))
-        offs_n = key_start + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, layout))
-        causal = gl.expand_dims(offs_m, 1) >= gl.expand_dims(offs_n, 0)
+    def partial_keep(code, q_start, key_start, Nk, BLOCK_M: gl.constexpr,
+                     BLOCK_N: gl.constexpr, layout: gl.constexpr,
+                     KEYS_FIRST: gl.constexpr = False):
+        """bool (BLOCK_M, BLOCK_N): which scores of a partial block count, by
+        ``common.tile_mask``'s rule without key padding (keys past ``Nk`` never count);
+        (BLOCK_N, BLOCK_M) with ``KEYS_FIRST``, for the dK/dV kernel's transposed scores."""
+        # Query offsets run down the tile's rows (axis 0) unless the keys do; each vector
+        # is sliced out of, and expanded back along, the axis it does not run down.
+        Q_SLICE: gl.constexpr = 0 if KEYS_FIRST else 1
+        K_SLICE: gl.constexpr = 1 - Q_SLICE
+        offs_m = q_start + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(Q_SLICE, layout))
+        offs_n = key_start + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(K_SLICE, layout))
+        causal = gl.expand_dims(offs_m, Q_SLICE) >= gl.expand_dims(offs_n, K_SLICE)
         keep = ((code == CODE_BOUNDS) | ((code == CODE_CAUSAL) & causal)
                 | ((code == CODE_ANTICAUSAL) & (~causal)))
-        keep = keep & gl.expand_dims(offs_n < Nk, 0)
+        return keep & gl.expand_dims(offs_n < Nk, K_SLICE)
+
+    @gluon.jit
+    def _partial_mask(s, code, q_start, key_start, Nk, BLOCK_M: gl.constexpr,
+                      BLOCK_N: gl.constexpr, layout: gl.constexpr):
+        """``s`` with the scores a partial block leaves out set to -inf."""
+        keep = partial_keep(code, q_start, key_start, Nk, BLOCK_M, BLOCK_N, layout)
         return gl.where(keep, s, float("-inf"))
 
     @gluon.jit
@@ -368,6 +383,15 @@ def _shared_layout(rows: int, head_dim: int, dtype: torch.dtype):
     return gl.NVMMASharedLayout.get_default_for([rows, head_dim], gl_dtype)
 
 
+def descriptor(t: torch.Tensor, rows: int):
+    """A TMA descriptor over the (numel // D, D) rows of contiguous ``t``, in tiles of
+    ``rows`` rows (the Gluon forward's and dK/dV kernel's operands)."""
+    D = t.shape[-1]
+    flat = t.view(-1, D)
+    return TensorDescriptor(flat, list(flat.shape), [D, 1], [rows, D],
+                            _shared_layout(rows, D, t.dtype))
+
+
 if AVAILABLE:
     # Launched past Triton's per-call argument binding after the first call of each
     # signature, as the Triton kernels are (40-75 us of host time a call otherwise, which
@@ -383,11 +407,6 @@ def forward(q, k, v, o, lse, full_idx, part_idx, part_code, sched, ws_o, ws_lse,
     workspace of split rows."""
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
-
-    def descriptor(t, rows):
-        flat = t.view(-1, D)
-        return TensorDescriptor(flat, list(flat.shape), [D, 1], [rows, D],
-                                _shared_layout(rows, D, t.dtype))
 
     grid = (programs * (layout_block // BLOCK_M), groups)
     _KERNEL(grid, (q.dtype,),

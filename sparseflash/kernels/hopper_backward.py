@@ -27,8 +27,7 @@ import os
 import torch
 
 from . import fastlaunch, hopper
-from .common import (CODE_ANTICAUSAL, CODE_BOUNDS, CODE_CAUSAL, ENTRY_FIELDS, ENTRY_FULL_END,
-                     ENTRY_FULL_START, ENTRY_PARTIAL_END, ENTRY_PARTIAL_START, ENTRY_ROW,
+from .common import (ENTRY_FULL_END, ENTRY_FULL_START, ENTRY_PARTIAL_END, ENTRY_PARTIAL_START,
                      ENTRY_SLOT)
 
 AVAILABLE = hopper.AVAILABLE
@@ -79,18 +78,6 @@ if AVAILABLE:
         tma_load(do_desc, [row, 0], do_bar.index(slot), do_smem.index(slot), pred=ok)
 
     @gluon.jit
-    def _keep_transposed(code, q_start, key_start, Nk, BLOCK_M: gl.constexpr,
-                         BLOCK_N: gl.constexpr, layout: gl.constexpr):
-        """bool (BLOCK_N, BLOCK_M): which entries of a partial block's transposed scores
-        count, by ``common.tile_mask``'s rule without key padding."""
-        offs_n = key_start + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(1, layout))
-        offs_m = q_start + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(0, layout))
-        causal = gl.expand_dims(offs_m, 0) >= gl.expand_dims(offs_n, 1)
-        keep = ((code == CODE_BOUNDS) | ((code == CODE_CAUSAL) & causal)
-                | ((code == CODE_ANTICAUSAL) & (~causal)))
-        return keep & gl.expand_dims(offs_n < Nk, 1)
-
-    @gluon.jit
     def _dkdv_step(dk, dv, t, j, q_smem, do_smem, ds_smem, k_smem, v_smem, q_bar, do_bar,
                    q_desc, do_desc, LSE, DELTA, FULL_IDX, PART_IDX, PART_CODE, n_col, n_full,
                    n_walk, full_start, part_start, q_row0, head_row, start_n, N, Nk, qk_scale,
@@ -124,8 +111,8 @@ if AVAILABLE:
         if HAS_PARTIAL:
             if j >= n_full:  # a partial block's tile
                 listed = part_start + (j - n_full) // (LAYOUT_BLOCK // BLOCK_M)
-                keep = _keep_transposed(gl.load(PART_CODE + listed), q_start, start_n, Nk,
-                                        BLOCK_M, BLOCK_N, st_layout)
+                keep = hopper.partial_keep(gl.load(PART_CODE + listed), q_start, start_n,
+                                           Nk, BLOCK_M, BLOCK_N, st_layout, KEYS_FIRST=True)
                 pt = gl.where(keep, pt, 0.0)
         p_op = gl.convert_layout(pt.to(dtype), op_layout)
         dv = warpgroup_mma(p_op, do_smem.index(slot), dv, is_async=True)
@@ -151,18 +138,11 @@ if AVAILABLE:
         DELTA: (B, H, N) float32; DK, DV: (B, H_KV, Nk, D), contiguous. Every query tile
         lies inside N (``usable`` requires N to be a multiple of the layout block); key
         rows past Nk are read (from the next head, or zeros) and never stored."""
-        TILES: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
         SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
         dtype: gl.constexpr = q_desc.dtype
-        pid = gl.program_id(0)
         pid_g = gl.program_id(1)
-        entry = SCHED + (pid // TILES) * ENTRY_FIELDS
-        col = gl.load(entry + ENTRY_ROW)
-        rep = H_KV // SCHED_HEADS
-        b = pid_g // rep
-        kv_h = (col // NUM_KV_BLOCKS) * rep + pid_g % rep
-        kb = col % NUM_KV_BLOCKS
-        start_n = kb * LAYOUT_BLOCK + (pid % TILES) * BLOCK_N
+        entry, b, kv_h, kb, start_n = hopper._coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS,
+                                                     LAYOUT_BLOCK, BLOCK_N)
         full_start = gl.load(entry + ENTRY_FULL_START)
         n_full = (gl.load(entry + ENTRY_FULL_END) - full_start) * SUB
         if HAS_PARTIAL:
@@ -293,12 +273,7 @@ def dkdv(q, k, v, do, lse, delta, dk, dv, col_idx, col_part_idx, col_part_code, 
     workspace of split columns."""
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
-
-    def descriptor(t, rows):
-        flat = t.view(-1, D)
-        return hopper.TensorDescriptor(flat, list(flat.shape), [D, 1], [rows, D],
-                                       hopper._shared_layout(rows, D, t.dtype))
-
+    descriptor = hopper.descriptor
     grid = (programs * (layout_block // BLOCK_N), kv_groups)
     _KERNEL(grid, (q.dtype,),
             (dk, dv, lse, delta, col_idx, col_part_idx, col_part_code, col_sched, ws_dk,
