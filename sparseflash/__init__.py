@@ -19,11 +19,14 @@ __all__ = ["Layout", "LayoutError", "Pattern", "compile_layout", "nnz_growth", "
 
 def __getattr__(name):
     # The attention function and module import torch.nn / kernels lazily, keeping
-    # `import sparseflash` cheap and free of device queries.
+    # `import sparseflash` cheap and free of device queries. The first lookup binds the
+    # name here, so later `sparseflash.attention` lookups skip this function (a few
+    # microseconds of every call).
     if name == "attention":
-        from .functional import attention
-        return attention
-    if name == "BlockSparseAttention":
-        from .nn import BlockSparseAttention
-        return BlockSparseAttention
-    raise AttributeError(f"module 'sparseflash' has no attribute '{name}'")
+        from .functional import attention as value
+    elif name == "BlockSparseAttention":
+        from .nn import BlockSparseAttention as value
+    else:
+        raise AttributeError(f"module 'sparseflash' has no attribute '{name}'")
+    globals()[name] = value
+    return value

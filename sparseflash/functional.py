@@ -79,13 +79,18 @@ def _use_triton(backend: str) -> bool:
     return backend == "triton"
 
 
-def _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_limits, seed, dropout_p,
-                  backend):
-    seed_value = int(seed.item())
+@functools.lru_cache(maxsize=None)
+def _launch():
+    """The kernel launchers, imported on first use (importing them imports Triton)."""
+    from .kernels import launch
+    return launch
+
+
+def _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_limits, seed_value: int,
+                  dropout_p, backend):
     if _use_triton(backend):
-        from .kernels import launch
-        return launch.forward(q, k, v, tables, _layout_meta(meta), scale, key_padding,
-                              kv_limits, seed_value, dropout_p)
+        return _launch().forward(q, k, v, tables, _layout_meta(meta), scale, key_padding,
+                                 kv_limits, seed_value, dropout_p)
     from .reference import block_forward, cpu_dense_applies, cpu_dense_forward
     layout = _torch_layout(tables, meta, q.shape[2], k.shape[2])
     padding = key_padding.bool() if key_padding is not None else None
@@ -95,13 +100,11 @@ def _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_limits, seed, dr
     return block_forward(q, k, v, layout, scale, padding, seed_value, dropout_p)
 
 
-def _backward_impl(do, q, k, v, o, lse, tables, meta, scale, key_padding, kv_limits, seed,
-                   dropout_p, backend):
-    seed_value = int(seed.item())
+def _backward_impl(do, q, k, v, o, lse, tables, meta, scale, key_padding, kv_limits,
+                   seed_value: int, dropout_p, backend):
     if _use_triton(backend):
-        from .kernels import launch
-        return launch.backward(do, q, k, v, o, lse, tables, _layout_meta(meta), scale,
-                               key_padding, kv_limits, seed_value, dropout_p)
+        return _launch().backward(do, q, k, v, o, lse, tables, _layout_meta(meta), scale,
+                                  key_padding, kv_limits, seed_value, dropout_p)
     from .reference import block_backward, cpu_dense_applies, cpu_dense_backward
     layout = _torch_layout(tables, meta, q.shape[2], k.shape[2])
     padding = key_padding.bool() if key_padding is not None else None
@@ -117,26 +120,26 @@ class _Attention(torch.autograd.Function):
     dispatcher's per-call cost, which is a large share of a short sparse kernel's time."""
 
     @staticmethod
-    def forward(ctx, q, k, v, tables, meta, scale, key_padding, kv_limits, seed, dropout_p,
-                backend):
-        o, lse = _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_limits, seed,
-                               dropout_p, backend)
+    def forward(ctx, q, k, v, rest):
+        """``rest``: (tables, meta, scale, key_padding, kv_limits, seed (an int), dropout_p,
+        backend), in one argument: ``apply`` inspects each argument it is given."""
+        o, lse = _forward_impl(q, k, v, *rest)
         ctx.mark_non_differentiable(lse)
         # The lse gets no gradient: without this, autograd would allocate and zero-fill one
         # (an extra kernel launch) for every backward.
         ctx.set_materialize_grads(False)
         ctx.save_for_backward(q, k, v, o, lse)
-        ctx.rest = (tables, meta, scale, key_padding, kv_limits, seed, dropout_p, backend)
+        ctx.rest = rest
         return o, lse
 
     @staticmethod
     def backward(ctx, do, dlse):
         if do is None:  # only the (non-differentiable) lse reached the loss
-            return (None,) * 11
+            return None, None, None, None
         q, k, v, o, lse = ctx.saved_tensors
         dq, dk, dv = _backward_impl(do.contiguous() if do.stride(-1) != 1 else do, q, k, v, o,
                                     lse, *ctx.rest)
-        return dq, dk, dv, None, None, None, None, None, None, None, None
+        return dq, dk, dv, None
 
 
 @torch.library.custom_op("sparseflash::attention_forward", mutates_args=())
@@ -144,8 +147,8 @@ def _forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: List[
                 meta: List[int], scale: float, key_padding: Optional[torch.Tensor],
                 kv_limits: Optional[torch.Tensor], seed: torch.Tensor, dropout_p: float,
                 backend: str) -> Tuple[torch.Tensor, torch.Tensor]:
-    return _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_limits, seed,
-                         dropout_p, backend)
+    return _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_limits,
+                         int(seed.item()), dropout_p, backend)
 
 
 @_forward_op.register_fake
@@ -161,7 +164,7 @@ def _backward_op(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Te
                  kv_limits: Optional[torch.Tensor], seed: torch.Tensor, dropout_p: float,
                  backend: str) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     return _backward_impl(do, q, k, v, o, lse, tables, meta, scale, key_padding, kv_limits,
-                          seed, dropout_p, backend)
+                          int(seed.item()), dropout_p, backend)
 
 
 @_backward_op.register_fake
@@ -196,6 +199,29 @@ _forward_op.register_autograd(_backward, setup_context=_setup_context)
 _NO_SEED = torch.zeros(1, dtype=torch.int64)
 
 
+def _draw_seed() -> torch.Tensor:
+    """A dropout seed (1,) int64 from torch's global CPU generator (torch.manual_seed makes
+    it reproducible)."""
+    return torch.randint(0, 2**62, (1,), dtype=torch.int64)
+
+
+def _run_op(q, k, v, lay: Layout, scale, kpm, kv_limits, dropout_p: float, backend):
+    """attention() under torch.compile: the custom op, one opaque graph node. Its schema
+    takes lists, and the seed as a tensor (reading it here would break the graph); without
+    dropout it is never read, and one shared tensor spares an allocation."""
+    seed = _draw_seed() if dropout_p > 0 else _NO_SEED
+    return _forward_op(q, k, v, list(lay.kernel_tables()), list(lay.kernel_meta()), scale,
+                       kpm, kv_limits, seed, dropout_p, backend)
+
+
+def _run_eager(q, k, v, lay: Layout, scale, kpm, kv_limits, dropout_p: float, backend):
+    """attention() in eager mode: the autograd.Function, which runs the same code as the
+    custom op with less per-call overhead, given the layout's cached tuples as they are."""
+    seed = int(_draw_seed().item()) if dropout_p > 0 else 0
+    return _Attention.apply(q, k, v, (lay.kernel_tables(), lay.kernel_meta(), scale, kpm,
+                                      kv_limits, seed, dropout_p, backend))
+
+
 def _check_tensors(q, k, v):
     for name, t in (("q", q), ("k", k), ("v", v)):
         if not isinstance(t, torch.Tensor):
@@ -226,8 +252,29 @@ def _check_tensors(q, k, v):
         raise ValueError(f"sequence lengths must be positive, got N={N}, Nk={k.shape[2]}")
 
 
+#: Pattern strings resolved by attention(): (text, N, Nk, block, heads, device) -> Layout.
+#: compile_layout keeps compiled layouts too, but finding one there (parse cache, device
+#: canonicalisation, checks) costs ~10 us of every call; a model calls with a few keys.
+_RESOLVED: dict = {}
+_MAX_RESOLVED = 64
+
+
 def _resolve_layout(layout, N: int, Nk: int, block: Optional[int], heads: int,
                     device) -> Layout:
+    if isinstance(layout, str):
+        key = (layout, N, Nk, block, heads, device)
+        found = _RESOLVED.get(key)
+        if found is None:
+            found = _resolve_uncached(layout, N, Nk, block, heads, device)
+            if len(_RESOLVED) >= _MAX_RESOLVED:
+                _RESOLVED.clear()
+            _RESOLVED[key] = found
+        return found
+    return _resolve_uncached(layout, N, Nk, block, heads, device)
+
+
+def _resolve_uncached(layout, N: int, Nk: int, block: Optional[int], heads: int,
+                      device) -> Layout:
     if isinstance(layout, Layout):
         if block is not None and layout.block != block:
             raise LayoutError(f"block={block} was passed but the layout was compiled with "
@@ -348,21 +395,13 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
         dtype = torch.get_autocast_dtype(q.device.type)
         q, k, v = q.to(dtype), k.to(dtype), v.to(dtype)
     kpm, kv_limits = _padding_tables(key_padding_mask, lay, B, Nk, q.device, backend)
-    if dropout_p > 0:
-        seed = torch.randint(0, 2**62, (1,), dtype=torch.int64)  # global CPU generator
-    else:
-        seed = _NO_SEED  # never read, never written: one shared tensor spares an allocation
-    args = (q, k, v, list(lay.kernel_tables()), list(lay.kernel_meta()), scale, kpm, kv_limits,
-            seed, float(dropout_p), backend)
-    # Under torch.compile the custom op keeps attention one opaque graph node; in eager
-    # mode the autograd.Function runs the same code with less per-call overhead.
-    call = _forward_op if torch.compiler.is_compiling() else _Attention.apply
     # The inputs already have the autocast dtype; autocast must not also lower the torch
     # backend's float32 accumulation, and eager and compiled calls must compute the same.
     # (Entering torch.autocast costs host time: only when autocast is on.)
+    run = _run_op if torch.compiler.is_compiling() else _run_eager
     with (torch.autocast(q.device.type, enabled=False) if autocast
           else contextlib.nullcontext()):
-        out, lse = call(*args)
+        out, lse = run(q, k, v, lay, scale, kpm, kv_limits, float(dropout_p), backend)
     if not return_lse:
         return out
     # The Triton kernels keep the base-2 lse their exp2 loop produces (see kernels.forward).

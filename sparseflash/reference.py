@@ -72,6 +72,8 @@ def keep_threshold(dropout_p: float) -> int:
     rounded to float32 first, as a kernel argument is. ``u >= T`` is then exactly the float
     test ``u / 65536 >= p`` (scaling by 2^16 is exact), done with integer compares in the
     kernels instead of int-to-float conversions."""
+    if dropout_p == 0:  # every call without dropout, forward and backward
+        return 0
     p32 = struct.unpack("f", struct.pack("f", dropout_p))[0]
     threshold = math.ceil(p32 * 65536.0)
     if not 0 <= threshold <= 65535:

@@ -64,7 +64,9 @@ def test_second_launch_goes_straight_to_the_c_launcher(kernel):
     # grid (x, y, z), stream, function, metadata, no launch metadata or hooks, then every
     # parameter in signature order, the constexprs included (EVEN from its default).
     assert launch[:9] == (3, 2, 1, 1234, "cu-function", "packed-metadata", None, None, None)
-    assert launch[9:11] == (a, b) and launch[11:] == (0.5, 8, 64, 100, 32, True)
+    # Tensors go in as their addresses (the C launcher then skips its driver query).
+    assert launch[9:11] == (a.data_ptr(), b.data_ptr())
+    assert launch[11:] == (0.5, 8, 64, 100, 32, True)
 
 
 @pytest.mark.parametrize("change", ["stride", "n", "seed width", "dtype", "constexpr"])

@@ -9,12 +9,14 @@ checks its values on a GPU. The compiles run in one child process without
 Gluon cannot compile Triton's library functions such as ``max``).
 """
 
+import gc
 import json
 import os
 import subprocess
 import sys
 import tempfile
 import warnings
+import weakref
 
 import pytest
 import torch
@@ -42,11 +44,7 @@ VARIANTS = [(64, True, False), (64, True, True), (64, False, False), (128, False
 def _compile(d, row_runs, has_partial, dtype=torch.bfloat16):
     """triton.compile of the forward for sm_90, with the argument types and options that
     ``hopper.forward`` launches it with."""
-    gl = hopper.gl
-    gl_dtype = gl.bfloat16 if dtype == torch.bfloat16 else gl.float16
-    rows = torch.empty(4096, d, dtype=dtype)
-    smem = gl.NVMMASharedLayout.get_default_for([hopper.BLOCK_M, d], gl_dtype)
-    desc = hopper.TensorDescriptor(rows, [4096, d], [d, 1], [hopper.BLOCK_M, d], smem)
+    desc = hopper.descriptor(torch.empty(4096, d, dtype=dtype), hopper.BLOCK_M)
     kernel = hopper.hopper_forward_kernel
     sig = {name: "constexpr" for name in kernel.arg_names}
     for name in ("q_desc", "k_desc", "v_desc", "o_desc"):
@@ -70,12 +68,7 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16):
 def _compile_dkdv(d, has_partial, dtype=torch.bfloat16):
     """triton.compile of the dK/dV kernel for sm_90, as ``hopper_backward.dkdv`` launches
     it."""
-    gl = hopper.gl
-    gl_dtype = gl.bfloat16 if dtype == torch.bfloat16 else gl.float16
-    rows = torch.empty(4096, d, dtype=dtype)
-    tile = hopper_backward.BLOCK_M
-    smem = gl.NVMMASharedLayout.get_default_for([tile, d], gl_dtype)
-    desc = hopper.TensorDescriptor(rows, [4096, d], [d, 1], [tile, d], smem)
+    desc = hopper.descriptor(torch.empty(4096, d, dtype=dtype), hopper_backward.BLOCK_M)
     kernel = hopper_backward.hopper_dkdv_kernel
     sig = {name: "constexpr" for name in kernel.arg_names}
     for name in ("q_desc", "k_desc", "v_desc", "do_desc"):
@@ -177,6 +170,30 @@ def test_dkdv_compiles_for_sm90(compiled, d, has_partial, dtype):
     assert rec["serialized"] is not True, "ptxas serialised the dK/dV kernel's wgmma"
     # Two programs an SM (one warp group each): their shared memory fits.
     assert 2 * (rec["shared"] + SM90_RESERVED_BYTES) <= 228 * 1024
+
+
+def test_descriptors_are_kept_by_address_without_the_tensor():
+    """``hopper.descriptor`` returns the descriptor it built before for the same address,
+    rows, dtype and tile; it is the one a descriptor over the tensor itself would be (same
+    kernel specialisation, shape, strides, tile), and keeping it keeps no tensor alive."""
+    t = torch.empty(2, 4, 256, 64, dtype=torch.bfloat16)
+    kept = hopper.descriptor(t, 64)
+    assert hopper.descriptor(t, 64) is kept
+    direct = hopper.TensorDescriptor(t.view(-1, 64), [2048, 64], [64, 1], [64, 64],
+                                     hopper._shared_layout(64, 64, t.dtype))
+    assert (native_specialize_impl(BaseBackend, kept, False, True, True)
+            == native_specialize_impl(BaseBackend, direct, False, True, True))
+    assert kept.base.data_ptr() == t.data_ptr()
+    assert (kept.shape, kept.strides, kept.block_shape) == ([2048, 64], [64, 1], [64, 64])
+    # Anything a descriptor is made of, changed, gives another one.
+    assert hopper.descriptor(t, 128) is not kept
+    assert hopper.descriptor(t.view(2, 4, 128, 128), 64) is not kept
+    assert hopper.descriptor(t.view(torch.float16), 64) is not kept
+    assert hopper.descriptor(t[1], 64) is not kept
+    alive = weakref.ref(t)
+    del t, direct  # (a view keeps its base alive)
+    gc.collect()
+    assert alive() is None, "the descriptor cache keeps the tensor alive"
 
 
 if __name__ == "__main__":

@@ -7,7 +7,11 @@ string of the options; benchmarks/NOTES.md, v13). A short sparse fwd+bwd makes f
 seven launches and is bound by the host, not the GPU. :class:`Kernel` pays that cost on
 the first launch of each argument signature, keeps the compiled kernel it got, and calls
 its C launcher directly afterwards, with the arguments in the order ``JITFunction.run``
-would pass them.
+would pass them, except that tensors go in as their addresses: given a tensor, the C
+launcher calls its ``data_ptr`` and asks the driver whether the address is device memory
+(``cuPointerGetAttribute``), one driver call per pointer argument (15-18 of them for a
+backward kernel); given an integer, it takes it as the address. The launchers have
+checked the device of every tensor they pass.
 
 What Triton specialises a compiled kernel on must be part of the key under which it is
 kept, or a later launch would run a kernel compiled for other arguments. Triton
@@ -33,6 +37,7 @@ import torch
 import triton
 
 _dtype_of = operator.attrgetter("dtype")
+_data_ptr = torch.Tensor.data_ptr
 _MAX_SIGNATURES = 1024  # remembered argument signatures per kernel
 
 
@@ -208,7 +213,6 @@ class Kernel:
 
     def __call__(self, grid, key: tuple, tensors: tuple, scalars: tuple, ints: tuple,
                  **constexprs):
-        args = tensors + scalars + ints
         static = key + tuple(constexprs.items())
         direct = self.direct and direct_launch_enabled()
         if direct:
@@ -216,8 +220,8 @@ class Kernel:
             signature = (static, ints, tuple(map(_dtype_of, tensors)),
                          tuple(_int_width(s) if type(s) is int else type(s) for s in scalars),
                          device)
-            aligned = not functools.reduce(operator.or_,
-                                           map(torch.Tensor.data_ptr, tensors), 0) & 15
+            addresses = tuple(map(_data_ptr, tensors))
+            aligned = not functools.reduce(operator.or_, addresses, 0) & 15
             entry = self.compiled.get(signature) if aligned else None
             if entry is not None and not _launch_hooks_set():
                 compiled, tail, config = entry
@@ -227,7 +231,7 @@ class Kernel:
                                  dims[2] if len(dims) > 2 else 1,
                                  _current_stream(device),
                                  compiled.function, compiled.packed_metadata, None, None,
-                                 None, *args, *tail)
+                                 None, *addresses, *scalars, *ints, *tail)
                     return
                 except TypeError as error:
                     # The call is the one JITFunction.run makes in Triton 3.6 and 3.9 (run
@@ -235,6 +239,7 @@ class Kernel:
                     # them before launching: go through Triton from now on.
                     self._give_up_direct(error)
                     direct = False
+        args = tensors + scalars + ints
         config, launched = self._config(key, static, grid, args, constexprs)
         if launched:
             return
