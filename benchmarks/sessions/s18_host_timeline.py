@@ -125,6 +125,8 @@ def main() -> None:
     p.add_argument("--seq-len", type=int, default=16384)
     p.add_argument("--head-dims", type=int, nargs="+", default=[64, 128])
     p.add_argument("--iters", type=int, default=40)
+    p.add_argument("--host-only", action="store_true",
+                   help="only the uninstrumented host times (for A/B runs of two trees)")
     args = p.parse_args()
     N, H = args.seq_len, 16
     print(f"triton {triton.__version__}, torch {torch.__version__}, "
@@ -148,11 +150,13 @@ def main() -> None:
         calls[(D, "autograd Function doing nothing")] = (
             lambda x=x, grad=grad: torch.autograd.grad(Nothing.apply(x), (x,), grad))
     torch.cuda.synchronize()
-    for _ in range(2):
+    for _ in range(3):
         for name, fwd_bwd in calls.items():  # plain host time, before any stamp exists
             print(f"{name}: fwd+bwd host time {host_ms(fwd_bwd, args.iters):.3f} ms "
                   "(uninstrumented)")
 
+    if args.host_only:
+        return
     instrument()
     instrument_compiled()
     for name, fwd_bwd in calls.items():
