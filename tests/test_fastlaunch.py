@@ -84,6 +84,31 @@ def test_anything_triton_specialises_on_goes_through_triton(kernel, change):
     assert len(kernel.fn.runs) == 2 and len(kernel.fn.compiled.launches) == 2
 
 
+def test_a_bound_launch_remembers_what_it_launched(kernel, monkeypatch):
+    """``Kernel.bind`` fixes the grid, key, integers and constexprs (the launchers keep
+    such launches per set of shapes): a repeat launch needs no lookup, and whatever still
+    varies (dtypes, scalar widths, alignment, launch hooks) is checked every time."""
+    launch = kernel.bind((3, 2), ("key",), (64, 100), BLOCK=32)
+    a, b = torch.zeros(64), torch.zeros(64)
+    launch((a, b), (0.5, 7))  # through Triton, which compiles
+    launch((a, b), (0.5, 8))  # found among the kernel's compiled signatures
+    kernel.compiled.clear()   # ...and remembered by the launch itself
+    c = torch.zeros(64)
+    launch((c, b), (0.25, 9))
+    assert len(kernel.fn.runs) == 1
+    launches = kernel.fn.compiled.launches
+    assert len(launches) == 2 and launches[1][9:] == (c.data_ptr(), b.data_ptr(), 0.25, 9,
+                                                      64, 100, 32, True)
+    for tensors, scalars in (((a, b.half()), (0.5, 7)),     # another dtype
+                             ((a, b), (0.5, 2**40)),        # a 64-bit seed
+                             ((torch.zeros(65)[1:], b), (0.5, 7))):  # unaligned
+        launch(tensors, scalars)
+    assert len(kernel.fn.runs) == 4 and len(launches) == 2
+    monkeypatch.setattr(fastlaunch, "_launch_hooks_set", lambda: True)
+    launch((a, b), (0.5, 7))
+    assert len(kernel.fn.runs) == 5 and len(launches) == 2
+
+
 def test_unaligned_tensors_always_go_through_triton(kernel):
     storage = torch.zeros(65)
     a, b = storage[1:], torch.zeros(64)  # 4 bytes past a 16-byte boundary

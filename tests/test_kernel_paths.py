@@ -234,3 +234,33 @@ def test_table_walks_from_registers_and_from_the_table(case, from_registers, mon
     assert launch.index_regs(meta.row_stretch) == lanes
     q, k, v = make_qkv(1, 2, 2, N, N, 16, seed=21)
     check_attention(q, k, v, layout, backend="triton", block=block)
+
+
+def test_launch_plans_follow_strides_batch_and_settings(monkeypatch):
+    """The launchers keep what they decide per set of shapes (``launch._PLANS``): a repeat
+    call reuses its plans, and calls that differ only in what a plan's key must hold get
+    plans of their own and right answers: strides with gaps (whose gradients are then
+    allocated contiguous, unlike the inputs), another batch size with the same strides,
+    another environment setting."""
+    pattern, block = "local(1) | global(1)", 16
+    q, k, v = make_qkv(2, 2, 2, 64, 64, 16, seed=3)
+    launch._PLANS.clear()
+    check_attention(q, k, v, pattern, backend="triton", block=block)
+    plans = dict(launch._PLANS)
+    assert len(plans) == 2  # the forward's and the backward's
+    check_attention(q, k, v, pattern, backend="triton", block=block)
+    assert launch._PLANS.keys() == plans.keys()
+    assert all(launch._PLANS[key] is plan for key, plan in plans.items())
+
+    wide = make_qkv(2, 2, 2, 64, 64, 32, seed=4)
+    gapped = [t[..., :16] for t in wide]  # rows 32 apart: not dense
+    assert gapped[0].shape == q.shape and gapped[0].stride() != q.stride()
+    check_attention(*gapped, pattern, backend="triton", block=block)
+    assert len(launch._PLANS) == 4
+    first = [t[:1] for t in (q, k, v)]  # batch 1, the same strides as batch 2
+    assert first[0].stride() == q.stride()
+    check_attention(*first, pattern, backend="triton", block=block)
+    assert len(launch._PLANS) == 6
+    monkeypatch.setenv("SPARSEFLASH_INDEX_REGS", "0")
+    check_attention(q, k, v, pattern, backend="triton", block=block)
+    assert len(launch._PLANS) == 8

@@ -211,46 +211,92 @@ class Kernel:
             return None, True
         return config, False
 
+    def bind(self, grid, key: tuple, ints: tuple, **constexprs) -> "Launch":
+        """This kernel with its grid, key, integer arguments and constexprs fixed: a
+        :class:`Launch`, called with each launch's tensors and scalars."""
+        return Launch(self, grid, key, ints, constexprs)
+
     def __call__(self, grid, key: tuple, tensors: tuple, scalars: tuple, ints: tuple,
                  **constexprs):
-        static = key + tuple(constexprs.items())
-        direct = self.direct and direct_launch_enabled()
+        Launch(self, grid, key, ints, constexprs)(tensors, scalars)
+
+    def _remember(self, signature: tuple, compiled, config, n_args: int, constexprs: dict):
+        """Keep ``compiled`` (what ``JITFunction.run`` returned for ``signature``) with the
+        constexpr tail of its argument list, for direct launches."""
+        if not all(hasattr(compiled, a) for a in ("run", "function", "packed_metadata")):
+            return
+        if len(self.compiled) >= _MAX_SIGNATURES:
+            self.compiled.clear()  # every sequence length adds one: keep it bounded
+        values = {**constexprs, **(config.kwargs if config is not None else {})}
+        tail = tuple(values[name] if name in values else self._defaults[name]
+                     for name in self._names[n_args:])
+        self.compiled[signature] = (compiled, tail, config.kwargs if config is not None else {})
+
+
+def _scalar_class(value) -> object:
+    """What Triton specialises a scalar argument on: an integer's width, else its type."""
+    return _int_width(value) if type(value) is int else type(value)
+
+
+class Launch:
+    """A :class:`Kernel` with its grid, key, integer arguments and constexprs fixed, called
+    as ``launch(tensors, scalars)``.
+
+    ``Kernel.__call__`` builds one per launch. A launcher that sees the same shapes again
+    keeps its ``Launch`` objects (``launch.py``'s plans): the argument signature's fixed part
+    is then built once, and the launch remembers the compiled kernel, constexpr tail and
+    grid it last launched, so that a repeat launch looks nothing up. What still varies is
+    checked on every call: the tensors' dtypes and 16-byte alignment, the scalars' widths,
+    the device, whether direct launches are on and whether a profiler hook is set."""
+
+    __slots__ = ("kernel", "grid", "key", "ints", "constexprs", "static", "_last")
+
+    def __init__(self, kernel: Kernel, grid, key: tuple, ints: tuple, constexprs: dict):
+        self.kernel, self.grid, self.key, self.ints = kernel, grid, key, ints
+        self.constexprs = constexprs
+        self.static = key + tuple(constexprs.items())
+        self._last = None  # (varying part of the signature, compiled, tail, grid dims)
+
+    def __call__(self, tensors: tuple, scalars: tuple) -> None:
+        kernel = self.kernel
+        direct = kernel.direct and direct_launch_enabled()
         if direct:
             device = _current_device()
-            signature = (static, ints, tuple(map(_dtype_of, tensors)),
-                         tuple(_int_width(s) if type(s) is int else type(s) for s in scalars),
-                         device)
             addresses = tuple(map(_data_ptr, tensors))
             aligned = not functools.reduce(operator.or_, addresses, 0) & 15
-            entry = self.compiled.get(signature) if aligned else None
-            if entry is not None and not _launch_hooks_set():
-                compiled, tail, config = entry
-                dims = grid(config) if callable(grid) else grid
+            varying = (tuple(map(_dtype_of, tensors)), tuple(map(_scalar_class, scalars)),
+                       device)
+            last = self._last
+            if last is None or last[0] != varying:
+                last = None
+                entry = kernel.compiled.get((self.static, self.ints) + varying)
+                if entry is not None:
+                    compiled, tail, config = entry
+                    dims = self.grid(config) if callable(self.grid) else self.grid
+                    dims = tuple(dims) + (1,) * (3 - len(dims))
+                    last = self._last = (varying, compiled, tail, dims)
+            if last is not None and aligned and not _launch_hooks_set():
+                _, compiled, tail, dims = last
                 try:
-                    compiled.run(dims[0], dims[1] if len(dims) > 1 else 1,
-                                 dims[2] if len(dims) > 2 else 1,
-                                 _current_stream(device),
+                    compiled.run(dims[0], dims[1], dims[2], _current_stream(device),
                                  compiled.function, compiled.packed_metadata, None, None,
-                                 None, *addresses, *scalars, *ints, *tail)
+                                 None, *addresses, *scalars, *self.ints, *tail)
                     return
                 except TypeError as error:
                     # The call is the one JITFunction.run makes in Triton 3.6 and 3.9 (run
                     # on a GPU with 3.6). A launcher that takes other arguments rejects
                     # them before launching: go through Triton from now on.
-                    self._give_up_direct(error)
+                    kernel._give_up_direct(error)
+                    self._last = None
                     direct = False
-        args = tensors + scalars + ints
-        config, launched = self._config(key, static, grid, args, constexprs)
+        args = tensors + scalars + self.ints
+        config, launched = kernel._config(self.key, self.static, self.grid, args,
+                                          self.constexprs)
         if launched:
             return
         tile = config.all_kwargs() if config is not None else {}
-        compiled = self.fn.run(*args, grid=grid, warmup=False, **constexprs, **tile)
-        if direct and aligned and all(hasattr(compiled, a) for a in
-                                      ("run", "function", "packed_metadata")):
-            if len(self.compiled) >= _MAX_SIGNATURES:
-                self.compiled.clear()  # every sequence length adds one: keep it bounded
-            values = {**constexprs, **(config.kwargs if config is not None else {})}
-            tail = tuple(values[name] if name in values else self._defaults[name]
-                         for name in self._names[len(args):])
-            self.compiled[signature] = (compiled, tail,
-                                        config.kwargs if config is not None else {})
+        compiled = kernel.fn.run(*args, grid=self.grid, warmup=False, **self.constexprs,
+                                 **tile)
+        if direct and aligned:
+            kernel._remember((self.static, self.ints) + varying, compiled, config, len(args),
+                             self.constexprs)

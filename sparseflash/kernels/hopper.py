@@ -428,22 +428,25 @@ if AVAILABLE:
     _KERNEL = fastlaunch.Kernel(hopper_forward_kernel)
 
 
-def forward(q, k, v, o, lse, full_idx, part_idx, part_code, sched, ws_o, ws_lse, qk_scale,
-            programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
-            row_runs, has_partial):
-    """Launch :func:`hopper_forward_kernel` on ``programs`` schedule entries (see
-    ``launch.forward``, which checked :func:`usable`); writes ``o``, ``lse`` and the
-    workspace of split rows."""
+def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
+                 row_runs, has_partial) -> "fastlaunch.Launch":
+    """:func:`hopper_forward_kernel` bound to these shapes, on ``programs`` schedule entries
+    (``launch.forward`` checked :func:`usable` and keeps the result for calls of the same
+    shapes); :func:`forward` launches it."""
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
+    return _KERNEL.bind(
+        (programs * (layout_block // BLOCK_M), groups), (q.dtype,),
+        (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots),
+        LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
+        ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, TMA_STORE=TMA_STORE, num_warps=NUM_WARPS,
+        **compile_options(D))
 
-    grid = (programs * (layout_block // BLOCK_M), groups)
-    _KERNEL(grid, (q.dtype,),
-            (o, lse, full_idx, part_idx, part_code, sched, ws_o, ws_lse),
-            (descriptor(q, BLOCK_M), descriptor(k, BLOCK_N), descriptor(v, BLOCK_N),
-             descriptor(o, BLOCK_M), qk_scale),
-            (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots),
-            LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
-            ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, TMA_STORE=TMA_STORE,
-            num_warps=NUM_WARPS,
-            **compile_options(D))
+
+def forward(bound, q, k, v, o, lse, full_idx, part_idx, part_code, sched, ws_o, ws_lse,
+            qk_scale):
+    """Launch ``bound`` (:func:`bind_forward`): writes ``o``, ``lse`` and the workspace of
+    split rows."""
+    bound((o, lse, full_idx, part_idx, part_code, sched, ws_o, ws_lse),
+          (descriptor(q, BLOCK_M), descriptor(k, BLOCK_N), descriptor(v, BLOCK_N),
+           descriptor(o, BLOCK_M), qk_scale))

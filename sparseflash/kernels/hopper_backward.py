@@ -265,21 +265,25 @@ if AVAILABLE:
     _KERNEL = fastlaunch.Kernel(hopper_dkdv_kernel)
 
 
-def dkdv(q, k, v, do, lse, delta, dk, dv, col_idx, col_part_idx, col_part_code, col_sched,
-         ws_dk, ws_dv, qk_scale, sm_scale, programs, kv_groups, num_kv_blocks, sched_heads,
-         q_slots, layout_block, has_partial):
-    """Launch :func:`hopper_dkdv_kernel` on ``programs`` column schedule entries (see
-    ``launch.backward``, which checked :func:`usable`); writes ``dk``, ``dv`` and the
-    workspace of split columns."""
+def bind_dkdv(q, k, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, layout_block,
+              has_partial) -> "fastlaunch.Launch":
+    """:func:`hopper_dkdv_kernel` bound to these shapes, on ``programs`` column schedule
+    entries (``launch.backward`` checked :func:`usable` and keeps the result for calls of
+    the same shapes); :func:`dkdv` launches it."""
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
+    return _KERNEL.bind(
+        (programs * (layout_block // BLOCK_N), kv_groups), (q.dtype,),
+        (H, H_kv, N, Nk, num_kv_blocks, sched_heads, H // H_kv, q_slots),
+        LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
+        HAS_PARTIAL=has_partial, num_warps=NUM_WARPS, **compile_options(D))
+
+
+def dkdv(bound, q, k, v, do, lse, delta, dk, dv, col_idx, col_part_idx, col_part_code,
+         col_sched, ws_dk, ws_dv, qk_scale, sm_scale):
+    """Launch ``bound`` (:func:`bind_dkdv`): writes ``dk``, ``dv`` and the workspace of
+    split columns."""
     descriptor = hopper.descriptor
-    grid = (programs * (layout_block // BLOCK_N), kv_groups)
-    _KERNEL(grid, (q.dtype,),
-            (dk, dv, lse, delta, col_idx, col_part_idx, col_part_code, col_sched, ws_dk,
-             ws_dv),
-            (descriptor(q, BLOCK_M), descriptor(k, BLOCK_N), descriptor(v, BLOCK_N),
-             descriptor(do, BLOCK_M), qk_scale, sm_scale),
-            (H, H_kv, N, Nk, num_kv_blocks, sched_heads, H // H_kv, q_slots),
-            LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
-            HAS_PARTIAL=has_partial, num_warps=NUM_WARPS, **compile_options(D))
+    bound((dk, dv, lse, delta, col_idx, col_part_idx, col_part_code, col_sched, ws_dk, ws_dv),
+          (descriptor(q, BLOCK_M), descriptor(k, BLOCK_N), descriptor(v, BLOCK_N),
+           descriptor(do, BLOCK_M), qk_scale, sm_scale))

@@ -24,7 +24,7 @@ import triton
 from ..reference import keep_threshold
 from . import hopper, hopper_backward
 from .backward import attention_dkdv_kernel, attention_dq_kernel, sum_split_rows_kernel
-from .fastlaunch import Kernel, device_major, interpreting
+from .fastlaunch import Kernel, Launch, device_major, interpreting
 from .forward import attention_forward_kernel, merge_split_rows_kernel
 
 
@@ -260,6 +260,95 @@ def _on_tensors_device(launcher):
     return wrapper
 
 
+def _settings() -> tuple:
+    """The environment variables the launchers' choices read (``hopper.gluon_choice``,
+    :func:`_use_tma`, :func:`index_regs`): part of every plan's key, so that a changed
+    setting takes effect on the next call."""
+    get = os.environ.get
+    return get("SPARSEFLASH_GLUON"), get("SPARSEFLASH_TMA"), get("SPARSEFLASH_INDEX_REGS")
+
+
+def _aligned(*tensors: torch.Tensor) -> bool:
+    """Whether every tensor's address is 16-byte aligned (descriptors and the Gluon kernels
+    need it)."""
+    address = 0
+    for t in tensors:
+        address |= t.data_ptr()
+    return not address & 15
+
+
+#: Launch plans by key (see :class:`_ForwardPlan`); bounded, as every sequence length adds
+#: one.
+_PLANS: dict = {}
+_MAX_PLANS = 256
+
+
+def _planned(key: tuple, build):
+    """The plan kept under ``key``, or ``build()`` kept under it."""
+    plan = _PLANS.get(key)
+    if plan is None:
+        if len(_PLANS) >= _MAX_PLANS:
+            _PLANS.clear()
+        plan = _PLANS[key] = build()
+    return plan
+
+
+@dataclass(frozen=True)
+class _ForwardPlan:
+    """What :func:`forward` decides once per set of shapes: which kernel runs, bound to its
+    grid, integers and constexprs (:class:`~sparseflash.kernels.fastlaunch.Launch`), and
+    the merge of split rows. Deciding and binding took more host time than the launch
+    itself (benchmarks/NOTES.md, v20). Its key holds everything these depend on: the layout's
+    integers (``meta``, by identity: the plan keeps it alive), the shapes and strides of
+    the inputs (the outputs are allocated like them), dtype, device, padding and its
+    strides, whether there is dropout, the inputs' alignment, the split-row table's width
+    and the environment settings."""
+    meta: LayoutMeta
+    main: Launch
+    gluon: bool                  # main is hopper's forward (else the Triton forward)
+    use_tma: bool                # the Triton forward builds descriptors in the kernel
+    merge: Optional[Launch]      # merge_split_rows_kernel, where rows are split
+    workspace: Optional[tuple]   # (groups, slots, block, D) float32, where rows are split
+
+
+def _forward_plan(q, k, v, o, meta: LayoutMeta, has_padding: bool, s_kpm: int, s_lim: int,
+                  dropout_p: float, split_width: int) -> _ForwardPlan:
+    B, H, N, D = q.shape
+    H_kv, Nk = k.shape[1], k.shape[2]
+    groups = B * (H // meta.heads)  # grid axis 1: (batch, head repeat) per layout head
+    merge = workspace = None
+    if meta.kv_slots:
+        workspace = (groups, meta.kv_slots, meta.block, D)
+        # One launch for every split row: the merge is a handful of microseconds of GPU
+        # work, and a chain of small torch ops would cost more in launches than the split
+        # saves.
+        block_m = min(meta.block, 64)
+        merge = _merge.bind(
+            (meta.kv_split_rows, groups, meta.block // block_m), (),
+            (*o.stride(), H, N, D, meta.num_q_blocks, meta.heads, meta.kv_slots, split_width),
+            LAYOUT_BLOCK=meta.block, BLOCK_M=block_m, BLOCK_D=head_dim_tile(D))
+    if hopper.usable(q, k, v, meta.block, dropout_p, has_padding,  # sm_90
+                     bool(meta.has_partial)):
+        main = hopper.bind_forward(q, k, o, meta.kv_programs, groups, meta.num_q_blocks,
+                                   meta.heads, meta.kv_slots, meta.block, bool(meta.row_runs),
+                                   bool(meta.has_partial))
+        return _ForwardPlan(meta, main, True, False, merge, workspace)
+    block_d = head_dim_tile(D)
+    row_class = length_class(meta.row_blocks)
+    use_tma = _use_tma(row_class, k, v)
+    main = _forward.bind(
+        lambda cfg: (meta.kv_programs * (meta.block // cfg["BLOCK_M"]), groups),
+        (q.dtype, row_class),
+        (*q.stride(), *k.stride(), *v.stride(), *o.stride(), s_kpm, s_lim,
+         H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots, row_class),
+        LAYOUT_BLOCK=meta.block, BLOCK_D=block_d, HAS_PADDING=has_padding,
+        HAS_DROPOUT=dropout_p > 0, PRECISION=_precision(q.dtype), EVEN_D=block_d == D,
+        USE_TMA=use_tma, ROW_RUNS=bool(meta.row_runs), HAS_PARTIAL=bool(meta.has_partial),
+        HAS_SPLITS=meta.kv_slots > 0,
+        INDEX_REGS=0 if meta.row_runs else index_regs(meta.row_stretch))
+    return _ForwardPlan(meta, main, False, use_tma, merge, workspace)
+
+
 @_on_tensors_device
 def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[torch.Tensor],
             meta: LayoutMeta, scale: float, key_padding: Optional[torch.Tensor],
@@ -272,118 +361,85 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
     ``key_padding`` is int8 (B, Nk), 1 = ignore; ``kv_limits`` int32 (B, 1 + 2 * rows) says
     where each sequence's walks stop (``Layout.padding_limits``): key blocks after its last
     real key are skipped."""
-    B, H, N, D = q.shape
-    H_kv, Nk = k.shape[1], k.shape[2]
     if scale <= 0:
         # The kernel folds the scale into the softmax shift, which needs scale > 0 (and a
         # masked -inf times 0 would be NaN): q k^T * scale = (-q) k^T * |scale|, and a zero
         # scale gives the same all-zero scores as zero queries. The backward reads the
         # caller's q and scale, which give the same probabilities.
         q, scale = (-q, -scale) if scale < 0 else (torch.zeros_like(q), 1.0)
+    B, H, N, D = q.shape
     o = torch.empty_like(q)
     lse = torch.empty(B, H, N, dtype=torch.float32, device=q.device)
     kpm, limits, s_kpm, s_lim, has_padding = _padding_args(key_padding, kv_limits, q.device)
-    threshold = keep_threshold(dropout_p)
     dropout_p = float(dropout_p)
-    groups = B * (H // meta.heads)  # grid axis 1: (batch, head repeat) per layout head
-    if meta.kv_slots:
-        ws_o = torch.empty(groups, meta.kv_slots, meta.block, D, dtype=torch.float32,
-                           device=q.device)
-        ws_lse = torch.empty(groups, meta.kv_slots, meta.block, dtype=torch.float32,
-                             device=q.device)
+    split_width = tables[11].shape[1]
+    plan = _planned(
+        (id(meta), q.shape, q.stride(), k.shape, k.stride(), v.stride(), q.dtype, q.device,
+         has_padding, s_kpm, s_lim, dropout_p > 0, _aligned(q, k, v), split_width,
+         _settings()),
+        lambda: _forward_plan(q, k, v, o, meta, has_padding, s_kpm, s_lim, dropout_p,
+                              split_width))
+    if plan.workspace is not None:
+        ws_o = torch.empty(plan.workspace, dtype=torch.float32, device=q.device)
+        ws_lse = torch.empty(plan.workspace[:3], dtype=torch.float32, device=q.device)
     else:
         ws_o = ws_lse = lse  # never touched: no row is split
-    grid = lambda cfg: (meta.kv_programs * (meta.block // cfg["BLOCK_M"]), groups)  # noqa: E731
-    block_d = head_dim_tile(D)
-    row_class = length_class(meta.row_blocks)
-    if hopper.usable(q, k, v, meta.block, dropout_p, has_padding,  # sm_90
-                     bool(meta.has_partial)):
-        hopper.forward(q, k, v, o, lse, tables[1], tables[3], tables[4], tables[10], ws_o,
-                       ws_lse, scale * LOG2E, meta.kv_programs, groups, meta.num_q_blocks,
-                       meta.heads, meta.kv_slots, meta.block, bool(meta.row_runs),
-                       bool(meta.has_partial))
-        return _merge_split_rows(o, lse, ws_o, ws_lse, tables, meta, groups)
-    use_tma = _use_tma(row_class, k, v)
-    if use_tma:
-        _ensure_allocator()
-    _forward(
-        grid, (q.dtype, row_class),
-        (q, k, v, o, lse, *tables[:5], tables[10], ws_o, ws_lse, kpm, limits),
-        (scale * LOG2E, seed, dropout_p, threshold),
-        (*q.stride(), *k.stride(), *v.stride(), *o.stride(), s_kpm, s_lim,
-         H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots, row_class),
-        LAYOUT_BLOCK=meta.block, BLOCK_D=block_d, HAS_PADDING=has_padding,
-        HAS_DROPOUT=dropout_p > 0, PRECISION=_precision(q.dtype), EVEN_D=block_d == D,
-        USE_TMA=use_tma, ROW_RUNS=bool(meta.row_runs), HAS_PARTIAL=bool(meta.has_partial),
-        HAS_SPLITS=meta.kv_slots > 0,
-        INDEX_REGS=0 if meta.row_runs else index_regs(meta.row_stretch))
-    return _merge_split_rows(o, lse, ws_o, ws_lse, tables, meta, groups)
-
-
-def _merge_split_rows(o, lse, ws_o, ws_lse, tables, meta, groups):
-    """Combine the chunks of the split rows the forward left in the workspace into ``o``
-    and ``lse``; returns ``(o, lse)``."""
-    if meta.kv_slots:
-        # One launch for every split row: the merge is a handful of microseconds of GPU work,
-        # and a chain of small torch ops would cost more in launches than the split saves.
-        B, H, N, D = o.shape
-        split_slots, split_rows = tables[11], tables[12]
-        block_m = min(meta.block, 64)
-        _merge(
-            (meta.kv_split_rows, groups, meta.block // block_m), (),
-            (ws_o, ws_lse, split_slots, split_rows, o, lse), (),
-            (*o.stride(), H, N, D, meta.num_q_blocks, meta.heads, meta.kv_slots,
-             split_slots.shape[1]),
-            LAYOUT_BLOCK=meta.block, BLOCK_M=block_m, BLOCK_D=head_dim_tile(D))
+    if plan.gluon:
+        hopper.forward(plan.main, q, k, v, o, lse, tables[1], tables[3], tables[4], tables[10],
+                       ws_o, ws_lse, scale * LOG2E)
+    else:
+        if plan.use_tma:
+            _ensure_allocator()
+        plan.main((q, k, v, o, lse, *tables[:5], tables[10], ws_o, ws_lse, kpm, limits),
+                  (scale * LOG2E, seed, dropout_p, keep_threshold(dropout_p)))
+    if plan.merge is not None:
+        # Combine the chunks of the split rows the forward left in the workspace.
+        plan.merge((ws_o, ws_lse, tables[11], tables[12], o, lse), ())
     return o, lse
 
 
-def _add_split_partials(ws: torch.Tensor, split_slots: torch.Tensor, split_rows: torch.Tensor,
-                        grad: torch.Tensor, heads: int, length: int, num_rows: int,
-                        layout_heads: int, num_slots: int, groups: int, block: int) -> None:
-    """Sum the chunks' partial gradients in ``ws (groups, num_slots, block, D)`` into the
-    split rows (or columns) of ``grad (B, heads, length, D)``: one launch for all of them."""
+def _bind_split_sum(grad: torch.Tensor, heads: int, length: int, num_rows: int,
+                    layout_heads: int, num_slots: int, split_rows: int, split_width: int,
+                    groups: int, block: int) -> Launch:
+    """The launch that sums the chunks' partial gradients in a workspace ``(groups,
+    num_slots, block, D)`` into the split rows (or columns) of ``grad (B, heads, length,
+    D)``: one launch for all of them."""
     tile = min(block, 64)
     D = grad.shape[-1]
-    _sum_split(
-        (split_rows.numel(), groups, block // tile), (),
-        (ws, split_slots, split_rows, grad), (),
-        (*grad.stride(), heads, length, D, num_rows, layout_heads, num_slots,
-         split_slots.shape[1]),
+    return _sum_split.bind(
+        (split_rows, groups, block // tile), (),
+        (*grad.stride(), heads, length, D, num_rows, layout_heads, num_slots, split_width),
         LAYOUT_BLOCK=block, BLOCK_M=tile, BLOCK_D=head_dim_tile(D))
 
 
-@_on_tensors_device
-def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-             o: torch.Tensor, lse: torch.Tensor, tables: Sequence[torch.Tensor],
-             meta: LayoutMeta, scale: float, key_padding: Optional[torch.Tensor],
-             kv_limits: Optional[torch.Tensor], seed: int, dropout_p: float):
-    """-> (dq, dk, dv) shaped like q, k, v. The dQ kernel runs first: it also computes
-    ``delta = rowsum(dO * O)``, which the dK/dV kernel reads."""
+@dataclass(frozen=True)
+class _BackwardPlan:
+    """What :func:`backward` decides once per set of shapes (see :class:`_ForwardPlan`)."""
+    meta: LayoutMeta
+    dq: Launch
+    dkdv: Launch
+    gluon_dkdv: bool                # dkdv is hopper_backward's kernel (else Triton's)
+    sum_dq: Optional[Launch]        # adds split rows' partial dQ, where rows are split
+    sum_dk: Optional[Launch]        # the same for split columns' dK and dV
+    sum_dv: Optional[Launch]
+    dq_workspace: Optional[tuple]   # (groups, slots, block, D) float32
+    dkdv_workspace: Optional[tuple]
+
+
+def _backward_plan(q, k, v, do, o, dq, dk, dv, meta: LayoutMeta, has_padding: bool,
+                   s_kpm: int, s_lim: int, dropout_p: float, row_split_width: int,
+                   col_split_width: int) -> _BackwardPlan:
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
-    delta = torch.empty(B, H, N, dtype=torch.float32, device=q.device)
-    dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
-    kpm, limits, s_kpm, s_lim, has_padding = _padding_args(key_padding, kv_limits, q.device)
-    threshold = keep_threshold(dropout_p)
     block_d = head_dim_tile(D)
     common = dict(LAYOUT_BLOCK=meta.block, BLOCK_D=block_d,
                   HAS_PADDING=has_padding, HAS_DROPOUT=dropout_p > 0,
                   PRECISION=_precision(q.dtype), EVEN_D=block_d == D)
-    scalars = (scale * LOG2E, float(scale), seed, float(dropout_p), threshold)
-    lse = lse.contiguous()
-
     groups = B * (H // meta.heads)
-    # A workspace that is never touched is float32 like a real one all the same: a pointer
-    # of another dtype would make Triton compile (and the autotuner tune) a second kernel.
-    ws_dq = (torch.empty(groups, meta.kv_slots, meta.block, D, dtype=torch.float32,
-                         device=q.device) if meta.kv_slots else delta)
     row_class = length_class(meta.row_blocks)
-    _dq(
+    dq_launch = _dq.bind(
         lambda cfg: (meta.kv_programs * (meta.block // cfg["BLOCK_M"]), groups),
         (q.dtype, row_class),
-        (q, k, v, do, o, lse, delta, dq, *tables[:5], tables[10], ws_dq, kpm, limits),
-        scalars,
         (*q.stride(), *k.stride(), *v.stride(), *do.stride(), *o.stride(), *dq.stride(),
          s_kpm, s_lim, H, N, Nk, D, meta.num_q_blocks, meta.heads, H // H_kv, meta.kv_slots,
          row_class), HAS_SPLITS=meta.kv_slots > 0, ROW_RUNS=bool(meta.row_runs),
@@ -391,20 +447,30 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
         # no faster at D=128, where the dense one was 3.5% slower in three calls (not
         # understood; benchmarks/NOTES.md, v14): above D=64 it keeps the walk.
         HAS_PARTIAL=bool(meta.has_partial) or block_d > 64, **common)
+    sum_dq = dq_workspace = None
     if meta.kv_slots:
-        _add_split_partials(ws_dq, tables[11], tables[12], dq, H, N, meta.num_q_blocks,
-                            meta.heads, meta.kv_slots, groups, meta.block)
+        dq_workspace = (groups, meta.kv_slots, meta.block, D)
+        sum_dq = _bind_split_sum(dq, H, N, meta.num_q_blocks, meta.heads, meta.kv_slots,
+                                 meta.kv_split_rows, row_split_width, groups, meta.block)
 
     # Scheduled dK/dV needs every query head of a GQA group to read one column: a broadcast
     # layout, or no grouping (see attention_dkdv_kernel).
     scheduled = meta.heads == 1 or H == H_kv
     sched_heads = 1 if meta.heads == 1 else H_kv
     kv_groups = B * (H_kv // sched_heads)
+    sum_dk = sum_dv = dkdv_workspace = None
     if scheduled and meta.q_slots:
-        ws_dk, ws_dv = (torch.empty(kv_groups, meta.q_slots, meta.block, D,
-                                    dtype=torch.float32, device=q.device) for _ in range(2))
-    else:
-        ws_dk = ws_dv = delta  # never touched (see ws_dq)
+        dkdv_workspace = (kv_groups, meta.q_slots, meta.block, D)
+        sum_dk, sum_dv = (
+            _bind_split_sum(grad, H_kv, Nk, meta.num_kv_blocks, sched_heads, meta.q_slots,
+                            meta.q_split_rows, col_split_width, kv_groups, meta.block)
+            for grad in (dk, dv))
+    if hopper_backward.usable(q, k, v, do, meta.block, dropout_p, has_padding, scheduled):
+        dkdv = hopper_backward.bind_dkdv(q, k, meta.q_programs, kv_groups, meta.num_kv_blocks,
+                                         sched_heads, meta.q_slots, meta.block,
+                                         bool(meta.has_partial))
+        return _BackwardPlan(meta, dq_launch, dkdv, True, sum_dq, sum_dk, sum_dv, dq_workspace,
+                             dkdv_workspace)
     if scheduled:
         grid_dkdv = lambda cfg: (meta.q_programs * (meta.block // cfg["BLOCK_N"]),  # noqa: E731
                                  kv_groups)
@@ -415,25 +481,59 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
     # 2-11% faster at D=64 and 2-14% slower at D=128; float32 keeps the forward's order
     # (benchmarks/NOTES.md, v12).
     column_runs = bool(meta.column_runs) and block_d <= 64 and q.dtype != torch.float32
-    if hopper_backward.usable(q, k, v, do, meta.block, dropout_p, has_padding, scheduled):
-        hopper_backward.dkdv(q, k, v, do, lse, delta, dk, dv, tables[6], tables[8], tables[9],
-                             tables[13], ws_dk, ws_dv, scale * LOG2E, float(scale),
-                             meta.q_programs, kv_groups, meta.num_kv_blocks, sched_heads,
-                             meta.q_slots, meta.block, bool(meta.has_partial))
+    dkdv = _dkdv.bind(
+        grid_dkdv, (q.dtype, col_class),
+        (*q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
+         s_kpm, s_lim, H, H_kv, N, Nk, D, meta.num_kv_blocks, meta.heads, H // H_kv,
+         sched_heads, meta.q_slots, col_class),
+        SCHEDULED=scheduled, COLUMN_RUNS=column_runs,
+        HAS_SPLITS=scheduled and meta.q_slots > 0, HAS_PARTIAL=bool(meta.has_partial),
+        **common)
+    return _BackwardPlan(meta, dq_launch, dkdv, False, sum_dq, sum_dk, sum_dv, dq_workspace,
+                         dkdv_workspace)
+
+
+@_on_tensors_device
+def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+             o: torch.Tensor, lse: torch.Tensor, tables: Sequence[torch.Tensor],
+             meta: LayoutMeta, scale: float, key_padding: Optional[torch.Tensor],
+             kv_limits: Optional[torch.Tensor], seed: int, dropout_p: float):
+    """-> (dq, dk, dv) shaped like q, k, v. The dQ kernel runs first: it also computes
+    ``delta = rowsum(dO * O)``, which the dK/dV kernel reads."""
+    B, H, N, D = q.shape
+    delta = torch.empty(B, H, N, dtype=torch.float32, device=q.device)
+    dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+    kpm, limits, s_kpm, s_lim, has_padding = _padding_args(key_padding, kv_limits, q.device)
+    lse = lse.contiguous()
+    dropout_p = float(dropout_p)
+    widths = tables[11].shape[1], tables[14].shape[1]
+    plan = _planned(
+        (id(meta), q.shape, q.stride(), k.shape, k.stride(), v.stride(), do.stride(),
+         o.stride(), q.dtype, q.device, has_padding, s_kpm, s_lim, dropout_p > 0,
+         _aligned(q, k, v, do), widths, _settings()),
+        lambda: _backward_plan(q, k, v, do, o, dq, dk, dv, meta, has_padding, s_kpm, s_lim,
+                               dropout_p, *widths))
+    scalars = (scale * LOG2E, float(scale), seed, dropout_p, keep_threshold(dropout_p))
+    # A workspace that is never touched is float32 like a real one all the same: a pointer
+    # of another dtype would make Triton compile (and the autotuner tune) a second kernel.
+    ws_dq = (torch.empty(plan.dq_workspace, dtype=torch.float32, device=q.device)
+             if plan.dq_workspace is not None else delta)
+    plan.dq((q, k, v, do, o, lse, delta, dq, *tables[:5], tables[10], ws_dq, kpm, limits),
+            scalars)
+    if plan.sum_dq is not None:
+        plan.sum_dq((ws_dq, tables[11], tables[12], dq), ())
+    if plan.dkdv_workspace is not None:
+        ws_dk, ws_dv = (torch.empty(plan.dkdv_workspace, dtype=torch.float32, device=q.device)
+                        for _ in range(2))
     else:
-        _dkdv(
-            grid_dkdv, (q.dtype, col_class),
-            (q, k, v, do, lse, delta, dk, dv, *tables[5:10], tables[13], ws_dk, ws_dv, kpm,
-             limits),
-            scalars,
-            (*q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
-             s_kpm, s_lim, H, H_kv, N, Nk, D, meta.num_kv_blocks, meta.heads, H // H_kv,
-             sched_heads, meta.q_slots, col_class),
-            SCHEDULED=scheduled, COLUMN_RUNS=column_runs,
-            HAS_SPLITS=scheduled and meta.q_slots > 0, HAS_PARTIAL=bool(meta.has_partial),
-            **common)
-    if scheduled and meta.q_slots:
-        for ws, grad in ((ws_dk, dk), (ws_dv, dv)):
-            _add_split_partials(ws, tables[14], tables[15], grad, H_kv, Nk, meta.num_kv_blocks,
-                                sched_heads, meta.q_slots, kv_groups, meta.block)
+        ws_dk = ws_dv = delta  # never touched (see ws_dq)
+    if plan.gluon_dkdv:
+        hopper_backward.dkdv(plan.dkdv, q, k, v, do, lse, delta, dk, dv, tables[6], tables[8],
+                             tables[9], tables[13], ws_dk, ws_dv, scale * LOG2E, float(scale))
+    else:
+        plan.dkdv((q, k, v, do, lse, delta, dk, dv, *tables[5:10], tables[13], ws_dk, ws_dv,
+                   kpm, limits), scalars)
+    if plan.sum_dk is not None:
+        plan.sum_dk((ws_dk, tables[14], tables[15], dk), ())
+        plan.sum_dv((ws_dv, tables[14], tables[15], dv), ())
     return dq, dk, dv
