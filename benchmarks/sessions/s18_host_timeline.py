@@ -99,13 +99,15 @@ def keep_busy() -> None:
 
 
 def host_ms(fn, iters: int) -> float:
+    """Median host time of one call, ms (a median: this host stalls now and then)."""
     keep_busy()
-    started = time.perf_counter()
+    times = []
     for _ in range(iters):
+        started = time.perf_counter()
         fn()
-    elapsed = time.perf_counter() - started
+        times.append(time.perf_counter() - started)
     torch.cuda.synchronize()
-    return 1000 * elapsed / iters
+    return 1000 * statistics.median(times)
 
 
 class Nothing(torch.autograd.Function):
@@ -153,7 +155,7 @@ def main() -> None:
     for _ in range(3):
         for name, fwd_bwd in calls.items():  # plain host time, before any stamp exists
             print(f"{name}: fwd+bwd host time {host_ms(fwd_bwd, args.iters):.3f} ms "
-                  "(uninstrumented)")
+                  "(uninstrumented, median)")
 
     if args.host_only:
         return
