@@ -10,3 +10,21 @@ if not torch.cuda.is_available():
     # now, so that a test that unsets the variable (to check the error without it) cannot
     # be the first importer and leave compiled, un-runnable kernels to the tests after it.
     import sparseflash.kernels.launch  # noqa: E402,F401
+
+
+import sys  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _fresh_launch_plans():
+    """Each test plans its launches afresh (``launch.clear_plans``): tests swap a
+    launcher's kernels or decision functions, which a plan made earlier would keep."""
+    launch = sys.modules.get("sparseflash.kernels.launch")
+    if launch is not None:
+        launch.clear_plans()
+    yield
+    launch = sys.modules.get("sparseflash.kernels.launch")
+    if launch is not None:
+        launch.clear_plans()

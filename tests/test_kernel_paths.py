@@ -244,7 +244,7 @@ def test_launch_plans_follow_strides_batch_and_settings(monkeypatch):
     another environment setting."""
     pattern, block = "local(1) | global(1)", 16
     q, k, v = make_qkv(2, 2, 2, 64, 64, 16, seed=3)
-    launch._PLANS.clear()
+    launch.clear_plans()
     check_attention(q, k, v, pattern, backend="triton", block=block)
     plans = dict(launch._PLANS)
     assert len(plans) == 2  # the forward's and the backward's

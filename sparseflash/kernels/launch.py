@@ -283,6 +283,13 @@ _PLANS: dict = {}
 _MAX_PLANS = 256
 
 
+def clear_plans() -> None:
+    """Forget every launch plan. A plan binds the kernels and choices of the moment it
+    was made: code that swaps a launcher's kernel or decision function (tests do) calls
+    this, so that the next call plans with the new one."""
+    _PLANS.clear()
+
+
 def _planned(key: tuple, build):
     """The plan kept under ``key``, or ``build()`` kept under it."""
     plan = _PLANS.get(key)
