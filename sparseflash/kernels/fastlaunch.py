@@ -137,7 +137,9 @@ def direct_launch_enabled() -> bool:
 
 class Kernel:
     """A ``@triton.jit`` kernel, optionally autotuned, launched as
-    ``kernel(grid, key, tensors, scalars, ints, **constexprs)``.
+    ``kernel(grid, key, tensors, scalars, ints, **constexprs)``, or bound once with
+    ``kernel.bind(grid, key, ints, **constexprs)`` and launched as ``bound(tensors,
+    scalars)`` (:class:`Launch`).
 
     The three argument groups are the kernel's non-constexpr parameters in order:
     ``tensors`` (pointers), ``scalars`` (floats, and the integers the kernel declares

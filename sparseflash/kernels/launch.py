@@ -8,6 +8,11 @@ only consecutive rows, how many table indices a forward program holds in registe
 :func:`index_regs`), and a capped class of the mean row length: see
 :func:`length_class`), never on the sequence length itself; ``N`` and ``Nk``
 are not specialised either, so a new length reuses the compiled kernel.
+
+What a launcher decides from the shapes (which kernel, its grid, integer arguments and
+constexprs) it decides once per set of shapes and keeps as a launch plan
+(:class:`_ForwardPlan`, :class:`_BackwardPlan`): a short call spent more host time
+deciding than launching (benchmarks/NOTES.md, v20).
 """
 
 from __future__ import annotations
