@@ -42,24 +42,17 @@ def _candidate_configs(kind: str):
         "fwd": [(128, 64, 4, 3), (128, 64, 8, 3), (128, 128, 8, 3), (128, 128, 8, 2),
                 (128, 64, 4, 4), (128, 32, 4, 3),
                 (64, 64, 4, 3), (64, 64, 4, 2), (64, 32, 4, 2), (32, 32, 4, 2), (16, 16, 4, 2)],
-        # (BLOCK_M, BLOCK_N, warps, stages). Deeper-pipelined backward tiles (4 stages)
-        # slowed short sparse rows at D=64 by a third when tuned on dense (v4,
-        # benchmarks/NOTES.md): they are candidates only for the longest length class
-        # (_prune), which the tuning key now holds.
+        # (BLOCK_M, BLOCK_N, warps, stages). Deeper-pipelined backward tiles (4-5 stages)
+        # were tried in v4 (benchmarks/NOTES.md): tuned on dense, they slowed short sparse
+        # rows at D=64 by a third, so they are out until the tuning key sees row length.
         "dkdv": [(64, 128, 8, 3), (32, 128, 4, 3), (64, 64, 4, 3), (32, 64, 4, 3),
-                 (64, 64, 4, 2), (32, 64, 4, 2), (32, 32, 4, 2), (16, 16, 4, 2),
-                 (64, 128, 8, 4), (64, 64, 4, 4)],
+                 (64, 64, 4, 2), (32, 64, 4, 2), (32, 32, 4, 2), (16, 16, 4, 2)],
         "dq": [(128, 64, 8, 3), (64, 64, 4, 3), (128, 32, 4, 3), (64, 32, 4, 3),
-               (64, 64, 4, 2), (64, 32, 4, 2), (32, 32, 4, 2), (16, 16, 4, 2),
-               (128, 64, 8, 4), (64, 64, 4, 4)],
+               (64, 64, 4, 2), (64, 32, 4, 2), (32, 32, 4, 2), (16, 16, 4, 2)],
     }[kind]
     return [triton.Config({"BLOCK_M": m, "BLOCK_N": n}, num_warps=w, num_stages=s)
             for m, n, w, s in shapes]
 
-
-#: The length class (:func:`length_class`: 16 or more blocks a row or column) from which
-#: the backward kernels' candidates include 4-stage pipelines.
-DEEP_LENGTH_CLASS = 5
 
 #: Shared memory a config may plan for (H100/H200 allow 227 KB per block; Triton needs
 #: some beyond the tiles for layout conversions).
@@ -86,11 +79,8 @@ def _prune(kind: str, configs, named_args, **kwargs):
     runs), keep only the first fitting tile."""
     args = {**named_args, **kwargs}
     layout_block, block_d = args["LAYOUT_BLOCK"], args["BLOCK_D"]
-    # Deep pipelines only on the longest rows (or columns): unknown length, every tile.
-    deep_ok = kind == "fwd" or args.get("LENGTH_CLASS", DEEP_LENGTH_CLASS) >= DEEP_LENGTH_CLASS
     fitting = [c for c in configs
                if c.kwargs["BLOCK_M"] <= layout_block and c.kwargs["BLOCK_N"] <= layout_block
-               and (deep_ok or c.num_stages < 4)
                and (interpreting() or _smem_estimate(kind, c, block_d) <= _SMEM_BUDGET)]
     if interpreting():
         return fitting[:1]
