@@ -43,8 +43,9 @@ def _candidate_configs(kind: str):
                 (128, 64, 4, 4), (128, 32, 4, 3),
                 (64, 64, 4, 3), (64, 64, 4, 2), (64, 32, 4, 2), (32, 32, 4, 2), (16, 16, 4, 2)],
         # (BLOCK_M, BLOCK_N, warps, stages). Deeper-pipelined backward tiles (4-5 stages)
-        # were tried in v4 (benchmarks/NOTES.md): tuned on dense, they slowed short sparse
-        # rows at D=64 by a third, so they are out until the tuning key sees row length.
+        # slowed short sparse rows at D=64 by a third when tuned on dense (v4,
+        # benchmarks/NOTES.md), and offered to rows of 16 or more blocks only they gained
+        # nothing on dense or causal (v20): three stages it is.
         "dkdv": [(64, 128, 8, 3), (32, 128, 4, 3), (64, 64, 4, 3), (32, 64, 4, 3),
                  (64, 64, 4, 2), (32, 64, 4, 2), (32, 32, 4, 2), (16, 16, 4, 2)],
         "dq": [(128, 64, 8, 3), (64, 64, 4, 3), (128, 32, 4, 3), (64, 32, 4, 3),
