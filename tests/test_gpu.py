@@ -126,14 +126,20 @@ GLUON_CASES = CASES[:4] + [
 @pytest.mark.parametrize("case", GLUON_CASES, ids=[c[0] + f"-D{c[6]}" for c in GLUON_CASES])
 def test_gluon_forward_against_float64(case, dtype, monkeypatch):
     from sparseflash.kernels import hopper
-    if not hopper.AVAILABLE or torch.cuda.get_device_capability()[0] != 9:
-        pytest.skip("the Gluon forward runs on sm_90 with Triton's Gluon")
+    _check_gluon_kernel(hopper, "forward", "the Gluon forward", case, dtype, monkeypatch)
+
+
+def _check_gluon_kernel(module, launcher, name, case, dtype, monkeypatch):
+    """``case`` against float64 with the Gluon kernels forced (SPARSEFLASH_GLUON=1), and
+    ``module.<launcher>`` (the kernel called ``name``) seen to run."""
+    if not module.AVAILABLE or torch.cuda.get_device_capability()[0] != 9:
+        pytest.skip(f"{name} runs on sm_90 with Triton's Gluon")
     monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
     calls = []
-    real = hopper.forward
-    monkeypatch.setattr(hopper, "forward", lambda *a: calls.append(1) or real(*a))
+    real = getattr(module, launcher)
+    monkeypatch.setattr(module, launcher, lambda *a: calls.append(1) or real(*a))
     _check_against_float64(case, dtype)
-    assert calls, "the Gluon forward did not run"
+    assert calls, f"{name} did not run"
 
 
 # The same D=64 cases through the Triton forward (SPARSEFLASH_GLUON=0): on sm_90 GPUs the
@@ -221,14 +227,8 @@ GLUON_BWD_CASES = [
                          ids=[c[0] + f"-D{c[6]}" for c in GLUON_BWD_CASES])
 def test_gluon_backward_against_float64(case, dtype, monkeypatch):
     from sparseflash.kernels import hopper_backward
-    if not hopper_backward.AVAILABLE or torch.cuda.get_device_capability()[0] != 9:
-        pytest.skip("the Gluon dK/dV kernel runs on sm_90 with Triton's Gluon")
-    monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
-    calls = []
-    real = hopper_backward.dkdv
-    monkeypatch.setattr(hopper_backward, "dkdv", lambda *a: calls.append(1) or real(*a))
-    _check_against_float64(case, dtype)
-    assert calls, "the Gluon dK/dV kernel did not run"
+    _check_gluon_kernel(hopper_backward, "dkdv", "the Gluon dK/dV kernel", case, dtype,
+                        monkeypatch)
 
 
 def test_gluon_backward_choice(monkeypatch):

@@ -352,16 +352,27 @@ def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout_block: int,
     blocks (``has_partial``: causal diagonals, ragged ends), where the Triton forward
     measured 2.5% faster (module docstring); ``1`` everywhere it can; ``0`` never."""
     choice = gluon_choice()
-    if choice == "0" or not AVAILABLE or os.environ.get("TRITON_INTERPRET", "0") == "1":
+    if choice == "0" or (choice == "auto" and q.shape[-1] == 128 and has_partial):
         return False
-    D = q.shape[-1]
-    if choice == "auto" and D == 128 and has_partial:
+    return inputs_fit((q, k, v), layout_block, (BLOCK_M, BLOCK_N), dropout_p, has_padding)
+
+
+def inputs_fit(tensors, layout_block: int, tiles, dropout_p: float,
+               has_padding: bool) -> bool:
+    """What the Gluon kernels here and in ``hopper_backward`` need of their inputs (the
+    first of ``tensors`` is q): Gluon's Hopper API outside the interpreter, an sm_90 GPU,
+    float16 or bfloat16, D of 64 or 128, no dropout and no key padding (not implemented
+    in them), a layout block that each of ``tiles`` divides, and every tensor contiguous
+    with a 16-byte aligned address (its rows are read through one descriptor)."""
+    if not AVAILABLE or os.environ.get("TRITON_INTERPRET", "0") == "1":
         return False
+    q = tensors[0]
     if (q.device.type != "cuda" or q.dtype not in (torch.float16, torch.bfloat16)
-            or D not in (64, 128) or dropout_p > 0 or has_padding or layout_block % BLOCK_M
-            or layout_block % BLOCK_N or fastlaunch.device_major(q.device.index) != 9):
+            or q.shape[-1] not in (64, 128) or dropout_p > 0 or has_padding
+            or any(layout_block % tile for tile in tiles)
+            or fastlaunch.device_major(q.device.index) != 9):
         return False
-    return all(t.is_contiguous() and t.data_ptr() % 16 == 0 for t in (q, k, v))
+    return all(t.is_contiguous() and t.data_ptr() % 16 == 0 for t in tensors)
 
 
 def compile_options(head_dim: int) -> dict:

@@ -22,8 +22,6 @@ machine and ``tests/test_gpu.py -k gluon_backward`` runs it.
 
 from __future__ import annotations
 
-import os
-
 import torch
 
 from . import fastlaunch, hopper
@@ -242,18 +240,11 @@ def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor,
     the forward: ``auto`` (the default) at D=128, where it measured faster than the
     Triton kernel (module docstring); ``1`` at both head dims; ``0`` never."""
     choice = hopper.gluon_choice()
-    if choice == "0" or not AVAILABLE or os.environ.get("TRITON_INTERPRET", "0") == "1":
+    if (choice == "0" or (choice == "auto" and q.shape[-1] != 128) or not scheduled
+            or q.shape[2] % layout_block):
         return False
-    D = q.shape[-1]
-    if choice == "auto" and D != 128:
-        return False
-    N = q.shape[2]
-    if (q.device.type != "cuda" or q.dtype not in (torch.float16, torch.bfloat16)
-            or D not in (64, 128) or dropout_p > 0 or has_padding or not scheduled
-            or layout_block % BLOCK_M or layout_block % BLOCK_N or N % layout_block
-            or fastlaunch.device_major(q.device.index) != 9):
-        return False
-    return all(t.is_contiguous() and t.data_ptr() % 16 == 0 for t in (q, k, v, do))
+    return hopper.inputs_fit((q, k, v, do), layout_block, (BLOCK_M, BLOCK_N), dropout_p,
+                             has_padding)
 
 
 def compile_options(head_dim: int) -> dict:
