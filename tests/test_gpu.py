@@ -227,6 +227,7 @@ GLUON_BWD_CASES = [
                          ids=[c[0] + f"-D{c[6]}" for c in GLUON_BWD_CASES])
 def test_gluon_backward_against_float64(case, dtype, monkeypatch):
     from sparseflash.kernels import hopper_backward
+    monkeypatch.setenv("SPARSEFLASH_FUSED_BACKWARD", "0")  # D=128 would run the fused one
     _check_gluon_kernel(hopper_backward, "dkdv", "the Gluon dK/dV kernel", case, dtype,
                         monkeypatch)
 
@@ -254,6 +255,83 @@ def test_gluon_backward_choice(monkeypatch):
     assert usable(q128.transpose(1, 2)) is False          # not contiguous
     monkeypatch.setenv("SPARSEFLASH_GLUON", "0")
     assert usable(q128) is False
+
+
+# The fused warp-specialised backward of sm_90 GPUs (kernels.hopper_fused; by default at
+# D=128, forced here at both head dims): the dK/dV kernel's cases whose layout block 128
+# divides (its key tile), plus fp16 GQA with a per-head layout at D=128.
+FUSED_BWD_CASES = [c for c in GLUON_BWD_CASES if c[7] % 128 == 0] + [
+    ("local(2) | global(1)", 2, 8, 2, 2048, 2048, 128, 128, False),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("case", FUSED_BWD_CASES,
+                         ids=[c[0] + f"-D{c[6]}" for c in FUSED_BWD_CASES])
+def test_fused_backward_against_float64(case, dtype, monkeypatch):
+    from sparseflash.kernels import hopper_fused
+    monkeypatch.setenv("SPARSEFLASH_FUSED_BACKWARD", "1")
+    _check_gluon_kernel(hopper_fused, "backward", "the fused backward", case, dtype,
+                        monkeypatch)
+
+
+def test_fused_backward_choice(monkeypatch):
+    from sparseflash.kernels import hopper_fused
+    q64 = torch.zeros(1, 2, 256, 64, device="cuda", dtype=torch.bfloat16)
+    q128 = torch.zeros(1, 2, 256, 128, device="cuda", dtype=torch.bfloat16)
+    on = hopper_fused.AVAILABLE and torch.cuda.get_device_capability()[0] == 9
+
+    def usable(q, block=128, dropout=0.0, padding=False, scheduled=True):
+        return hopper_fused.usable(q, q, q, q, block, dropout, padding, scheduled)
+
+    monkeypatch.delenv("SPARSEFLASH_GLUON", raising=False)
+    monkeypatch.delenv("SPARSEFLASH_FUSED_BACKWARD", raising=False)  # auto: D=128
+    assert usable(q128) is on
+    assert usable(q64) is False
+    assert usable(q128, block=64) is False                # block under the key tile
+    assert usable(q128, dropout=0.1) is False
+    assert usable(q128, padding=True) is False
+    assert usable(q128, scheduled=False) is False
+    monkeypatch.setenv("SPARSEFLASH_GLUON", "0")
+    assert usable(q128) is False
+    monkeypatch.setenv("SPARSEFLASH_GLUON", "auto")
+    monkeypatch.setenv("SPARSEFLASH_FUSED_BACKWARD", "1")
+    assert usable(q64) is on
+    monkeypatch.setenv("SPARSEFLASH_FUSED_BACKWARD", "0")
+    assert usable(q128) is False
+
+
+def test_fused_backward_steps_aside_for_deterministic_algorithms(monkeypatch):
+    """dQ's TMA reductions land in a varying order: asked for deterministic algorithms,
+    the two-kernel backward runs, and two backward passes agree bitwise."""
+    from sparseflash.kernels import hopper_fused
+    monkeypatch.delenv("SPARSEFLASH_FUSED_BACKWARD", raising=False)
+    monkeypatch.delenv("SPARSEFLASH_GLUON", raising=False)
+    calls = []
+    real = hopper_fused.backward
+    monkeypatch.setattr(hopper_fused, "backward", lambda *a: calls.append(1) or real(*a))
+    gen = torch.Generator(device="cuda").manual_seed(5)
+    q, k, v = (torch.randn(1, 4, 1024, 128, device="cuda", dtype=torch.bfloat16,
+                           generator=gen).requires_grad_() for _ in range(3))
+
+    def grads():
+        out = sparseflash.attention(q, k, v, "local(2) | global(1)", backend="triton")
+        return torch.autograd.grad(out.float().square().sum(), (q, k, v))
+
+    grads()
+    fused_ran = bool(calls)
+    on = hopper_fused.AVAILABLE and torch.cuda.get_device_capability()[0] == 9
+    assert fused_ran is on
+    calls.clear()
+    was = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    try:
+        first, second = grads(), grads()
+    finally:
+        torch.use_deterministic_algorithms(was)
+    assert not calls
+    for a, b in zip(first, second):
+        assert torch.equal(a, b)
 
 
 @pytest.mark.parametrize("scale", [-30.0, 0.0])

@@ -1,5 +1,6 @@
 """The Gluon kernels of sm_90 GPUs (the forward of ``sparseflash.kernels.hopper``, the dK/dV
-kernel of ``hopper_backward``) compiled for sm_90 on this machine, no GPU needed.
+kernel of ``hopper_backward``, the fused backward of ``hopper_fused``) compiled for sm_90
+on this machine, no GPU needed.
 
 Gluon has no interpreter, so CI cannot run the kernel; compiling it catches what a new
 Triton breaks (Gluon is experimental and renames its API: ``async_copy_global_to_shared``
@@ -12,6 +13,7 @@ Gluon cannot compile Triton's library functions such as ``max``).
 import gc
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -21,7 +23,7 @@ import weakref
 import pytest
 import torch
 
-from sparseflash.kernels import hopper, hopper_backward
+from sparseflash.kernels import hopper, hopper_backward, hopper_fused
 
 try:
     import triton
@@ -89,6 +91,33 @@ def _compile_dkdv(d, has_partial, dtype=torch.bfloat16):
                               target=GPUTarget("cuda", 90, 128), options=options)
 
 
+def _compile_fused(d, has_partial, dtype=torch.bfloat16):
+    """triton.compile of the fused backward for sm_90, as ``hopper_fused.backward``
+    launches it (with its register cap)."""
+    f = hopper_fused
+    kernel = f.hopper_fused_backward_kernel
+    sig = {name: "constexpr" for name in kernel.arg_names}
+    for name, rows, dt in (("q_desc", f.BLOCK_M, dtype), ("k_desc", f.BLOCK_N, dtype),
+                           ("v_desc", f.BLOCK_N, dtype), ("do_desc", f.BLOCK_M, dtype),
+                           ("dq_desc", f.BLOCK_M, torch.float32)):
+        desc = hopper.descriptor(torch.empty(4096, d, dtype=dt), rows)
+        sig[name] = native_specialize_impl(BaseBackend, desc, False, True, True)[0]
+    out = "*bf16" if dtype == torch.bfloat16 else "*fp16"
+    sig.update(DK=out, DV=out, LSE="*fp32", DELTA="*fp32", FULL_IDX="*i32", PART_IDX="*i32",
+               PART_CODE="*i8", SCHED="*i32", WS_DK="*fp32", WS_DV="*fp32",
+               qk_scale="fp32", sm_scale="fp32")
+    for name in ("H", "H_KV", "N", "Nk", "NUM_KV_BLOCKS", "SCHED_HEADS", "GROUP", "WS_SLOTS"):
+        sig[name] = "i32"
+    consts = dict(LAYOUT_BLOCK=128, BLOCK_M=f.BLOCK_M, BLOCK_N=f.BLOCK_N, D=d,
+                  STAGES=f.STAGES, DQ_BUFS=f.DQ_BUFS, HAS_PARTIAL=has_partial,
+                  num_warps=f.NUM_WARPS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return triton.compile(GluonASTSource(kernel, sig, consts),
+                              target=GPUTarget("cuda", 90, 128),
+                              options=dict(num_warps=f.NUM_WARPS, maxnreg=f.MAXNREG))
+
+
 def _ptxas_serialises(ptx: str):
     """Whether the ptxas Triton uses for sm_90 reports that it serialised the kernel's
     wgmma instructions (it does when a non-wgmma instruction defines an in-flight wgmma's
@@ -115,12 +144,17 @@ def _summary(kind, d, flag_a, flag_b, dtype):
     dK/dV: partial blocks)."""
     if kind == "forward":
         compiled = _compile(d, flag_a, flag_b, dtype)
-    else:
+    elif kind == "dkdv":
         compiled = _compile_dkdv(d, flag_b, dtype)
+    else:
+        compiled = _compile_fused(d, flag_b, dtype)
     ptx = compiled.asm["ptx"]
     return {"variant": [kind, d, flag_a, flag_b, str(dtype)],
             "shared": compiled.metadata.shared, "wgmma": "wgmma.mma_async" in ptx,
             "tma": "cp.async.bulk.tensor" in ptx, "maxnreg_128": ".maxnreg 128" in ptx,
+            "tma_reduce": "cp.reduce.async.bulk.tensor" in ptx,
+            # Register reallocation between the partitions: (inc|dec, count) in order.
+            "setmaxnreg": re.findall(r"setmaxnreg\.(inc|dec)\.sync\.aligned\.u32\s+(\d+)", ptx),
             "serialized": _ptxas_serialises(ptx)}
 
 
@@ -129,7 +163,10 @@ JOBS = ([("forward", *v, torch.bfloat16) for v in VARIANTS]
         # dK/dV: D=128 (its default) with and without partial blocks, D=64, fp16.
         + [("dkdv", 128, False, False, torch.bfloat16), ("dkdv", 128, False, True, torch.bfloat16),
            ("dkdv", 64, False, True, torch.bfloat16), ("dkdv", 128, False, True, torch.float16)])
+JOBS += [("fused", 128, False, False, torch.bfloat16), ("fused", 128, False, True, torch.bfloat16),
+         ("fused", 64, False, True, torch.float16)]
 FORWARD_JOBS = [job[1:] for job in JOBS if job[0] == "forward"]
+FUSED_JOBS = [(job[1], job[3], job[4]) for job in JOBS if job[0] == "fused"]
 DKDV_JOBS = [(job[1], job[3], job[4]) for job in JOBS if job[0] == "dkdv"]
 
 
@@ -170,6 +207,17 @@ def test_dkdv_compiles_for_sm90(compiled, d, has_partial, dtype):
     assert rec["serialized"] is not True, "ptxas serialised the dK/dV kernel's wgmma"
     # Two programs an SM (one warp group each): their shared memory fits.
     assert 2 * (rec["shared"] + SM90_RESERVED_BYTES) <= 228 * 1024
+
+
+@pytest.mark.parametrize("d, has_partial, dtype", FUSED_JOBS)
+def test_fused_backward_compiles_for_sm90(compiled, d, has_partial, dtype):
+    rec = compiled[("fused", d, False, has_partial, str(dtype))]
+    assert rec["wgmma"] and rec["tma"] and rec["tma_reduce"]
+    assert rec["serialized"] is not True, "ptxas serialised the fused backward's wgmma"
+    assert rec["shared"] + SM90_RESERVED_BYTES <= 228 * 1024
+    # The consumers' warp groups take 240 registers, the workers' gives its own back to 24.
+    counts = {int(n) for _, n in rec["setmaxnreg"]}
+    assert counts == {240, 24}, rec["setmaxnreg"]
 
 
 def test_descriptors_are_kept_by_address_without_the_tensor():

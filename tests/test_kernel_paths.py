@@ -264,3 +264,43 @@ def test_launch_plans_follow_strides_batch_and_settings(monkeypatch):
     monkeypatch.setenv("SPARSEFLASH_INDEX_REGS", "0")
     check_attention(q, k, v, pattern, backend="triton", block=block)
     assert len(launch._PLANS) == 8
+    # Deterministic algorithms and the fused-backward setting are part of the key too.
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    try:
+        check_attention(q, k, v, pattern, backend="triton", block=block)
+    finally:
+        torch.use_deterministic_algorithms(False)
+    assert len(launch._PLANS) == 10
+    monkeypatch.setenv("SPARSEFLASH_FUSED_BACKWARD", "0")
+    check_attention(q, k, v, pattern, backend="triton", block=block)
+    assert len(launch._PLANS) == 12
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_fused_backward_delta_kernel(dtype):
+    """The fused backward's first launch (``hopper_fused.delta_kernel``; the fused kernel
+    itself is Gluon, which has no interpreter): ``delta = rowsum(dO * O)`` on a strided O,
+    a ragged last row tile, and every row of the float32 dQ accumulator zeroed."""
+    from sparseflash.kernels import hopper_fused
+    B, H, N, D = 2, 3, 100, 32
+    gen = torch.Generator().manual_seed(0)
+    o = torch.randn(B, N, H, D, generator=gen).to(dtype).transpose(1, 2)  # (B, H, N, D)
+    do = torch.randn(B, H, N, D, generator=gen).to(dtype)
+    delta = torch.full((B, H, N), float("nan"))
+    dq_acc = torch.full((B * H * N, D), float("nan"))
+    hopper_fused.delta_kernel[(-(-N // 64), B * H)](
+        o, do, delta, dq_acc, *o.stride()[:3], *do.stride()[:3], H, N, D=D, BLOCK_M=64)
+    expected = (o.float() * do.float()).sum(-1)
+    torch.testing.assert_close(delta, expected, rtol=1e-5, atol=1e-5)
+    assert torch.equal(dq_acc, torch.zeros_like(dq_acc))
+
+
+def test_fused_backward_setting(monkeypatch):
+    """``SPARSEFLASH_FUSED_BACKWARD`` takes auto, 0 or 1, and the fused kernel never runs
+    off an sm_90 GPU."""
+    from sparseflash.kernels import hopper_fused
+    q = torch.zeros(1, 2, 256, 128, dtype=torch.bfloat16)
+    assert hopper_fused.usable(q, q, q, q, 128, 0.0, False, True) is False
+    monkeypatch.setenv("SPARSEFLASH_FUSED_BACKWARD", "yes")
+    with pytest.raises(ValueError, match="SPARSEFLASH_FUSED_BACKWARD"):
+        hopper_fused.choice()

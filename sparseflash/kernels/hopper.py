@@ -390,7 +390,8 @@ def compile_options(head_dim: int) -> dict:
 def _shared_layout(rows: int, head_dim: int, dtype: torch.dtype):
     """The swizzled shared-memory layout of a (rows, head_dim) tile (cached: building it
     is host time on every call)."""
-    gl_dtype = gl.bfloat16 if dtype == torch.bfloat16 else gl.float16
+    gl_dtype = {torch.bfloat16: gl.bfloat16, torch.float16: gl.float16,
+                torch.float32: gl.float32}[dtype]  # float32: the fused backward's dQ sum
     return gl.NVMMASharedLayout.get_default_for([rows, head_dim], gl_dtype)
 
 

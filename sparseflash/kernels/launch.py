@@ -27,7 +27,7 @@ import torch
 import triton
 
 from ..reference import keep_threshold
-from . import hopper, hopper_backward
+from . import hopper, hopper_backward, hopper_fused
 from .backward import attention_dkdv_kernel, attention_dq_kernel, sum_split_rows_kernel
 from .fastlaunch import Kernel, Launch, device_major, interpreting
 from .forward import attention_forward_kernel, merge_split_rows_kernel
@@ -267,11 +267,13 @@ def _on_tensors_device(launcher):
 
 
 def _settings() -> tuple:
-    """The environment variables the launchers' choices read (``hopper.gluon_choice``,
-    :func:`_use_tma`, :func:`index_regs`): part of every plan's key, so that a changed
-    setting takes effect on the next call."""
+    """The settings the launchers' choices read (``hopper.gluon_choice``,
+    ``hopper_fused.choice``, :func:`_use_tma`, :func:`index_regs`, and whether PyTorch asks
+    for deterministic algorithms): part of every plan's key, so that a changed setting
+    takes effect on the next call."""
     get = os.environ.get
-    return get("SPARSEFLASH_GLUON"), get("SPARSEFLASH_TMA"), get("SPARSEFLASH_INDEX_REGS")
+    return (get("SPARSEFLASH_GLUON"), get("SPARSEFLASH_TMA"), get("SPARSEFLASH_INDEX_REGS"),
+            get("SPARSEFLASH_FUSED_BACKWARD"), torch.are_deterministic_algorithms_enabled())
 
 
 def _aligned(*tensors: torch.Tensor) -> bool:
@@ -429,14 +431,16 @@ def _bind_split_sum(grad: torch.Tensor, heads: int, length: int, num_rows: int,
 class _BackwardPlan:
     """What :func:`backward` decides once per set of shapes (see :class:`_ForwardPlan`)."""
     meta: LayoutMeta
-    dq: Launch
-    dkdv: Launch
+    dq: Optional[Launch]            # None where the fused backward runs
+    dkdv: Optional[Launch]
     gluon_dkdv: bool                # dkdv is hopper_backward's kernel (else Triton's)
     sum_dq: Optional[Launch]        # adds split rows' partial dQ, where rows are split
     sum_dk: Optional[Launch]        # the same for split columns' dK and dV
     sum_dv: Optional[Launch]
     dq_workspace: Optional[tuple]   # (groups, slots, block, D) float32
     dkdv_workspace: Optional[tuple]
+    fused: Optional[tuple] = None   # hopper_fused's (delta, kernel) launches, in place of
+                                    # dq and dkdv
 
 
 def _backward_plan(q, k, v, do, o, dq, dk, dv, meta: LayoutMeta, has_padding: bool,
@@ -444,6 +448,24 @@ def _backward_plan(q, k, v, do, o, dq, dk, dv, meta: LayoutMeta, has_padding: bo
                    col_split_width: int) -> _BackwardPlan:
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
+    # Scheduled dK/dV needs every query head of a GQA group to read one column: a broadcast
+    # layout, or no grouping (see attention_dkdv_kernel).
+    scheduled = meta.heads == 1 or H == H_kv
+    sched_heads = 1 if meta.heads == 1 else H_kv
+    kv_groups = B * (H_kv // sched_heads)
+    sum_dk = sum_dv = dkdv_workspace = None
+    if scheduled and meta.q_slots:
+        dkdv_workspace = (kv_groups, meta.q_slots, meta.block, D)
+        sum_dk, sum_dv = (
+            _bind_split_sum(grad, H_kv, Nk, meta.num_kv_blocks, sched_heads, meta.q_slots,
+                            meta.q_split_rows, col_split_width, kv_groups, meta.block)
+            for grad in (dk, dv))
+    if hopper_fused.usable(q, k, v, do, meta.block, dropout_p, has_padding, scheduled):
+        fused = hopper_fused.bind(q, k, o, do, meta.q_programs, kv_groups, meta.num_kv_blocks,
+                                  sched_heads, meta.q_slots, meta.block,
+                                  bool(meta.has_partial))
+        return _BackwardPlan(meta, None, None, False, None, sum_dk, sum_dv, None,
+                             dkdv_workspace, fused)
     block_d = head_dim_tile(D)
     common = dict(LAYOUT_BLOCK=meta.block, BLOCK_D=block_d,
                   HAS_PADDING=has_padding, HAS_DROPOUT=dropout_p > 0,
@@ -466,18 +488,6 @@ def _backward_plan(q, k, v, do, o, dq, dk, dv, meta: LayoutMeta, has_padding: bo
         sum_dq = _bind_split_sum(dq, H, N, meta.num_q_blocks, meta.heads, meta.kv_slots,
                                  meta.kv_split_rows, row_split_width, groups, meta.block)
 
-    # Scheduled dK/dV needs every query head of a GQA group to read one column: a broadcast
-    # layout, or no grouping (see attention_dkdv_kernel).
-    scheduled = meta.heads == 1 or H == H_kv
-    sched_heads = 1 if meta.heads == 1 else H_kv
-    kv_groups = B * (H_kv // sched_heads)
-    sum_dk = sum_dv = dkdv_workspace = None
-    if scheduled and meta.q_slots:
-        dkdv_workspace = (kv_groups, meta.q_slots, meta.block, D)
-        sum_dk, sum_dv = (
-            _bind_split_sum(grad, H_kv, Nk, meta.num_kv_blocks, sched_heads, meta.q_slots,
-                            meta.q_split_rows, col_split_width, kv_groups, meta.block)
-            for grad in (dk, dv))
     if hopper_backward.usable(q, k, v, do, meta.block, dropout_p, has_padding, scheduled):
         dkdv = hopper_backward.bind_dkdv(q, k, meta.q_programs, kv_groups, meta.num_kv_blocks,
                                          sched_heads, meta.q_slots, meta.block,
@@ -512,7 +522,8 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
              meta: LayoutMeta, scale: float, key_padding: Optional[torch.Tensor],
              kv_limits: Optional[torch.Tensor], seed: int, dropout_p: float):
     """-> (dq, dk, dv) shaped like q, k, v. The dQ kernel runs first: it also computes
-    ``delta = rowsum(dO * O)``, which the dK/dV kernel reads."""
+    ``delta = rowsum(dO * O)``, which the dK/dV kernel reads. Where
+    ``hopper_fused.usable``, one warp-specialised kernel does both instead."""
     B, H, N, D = q.shape
     delta = torch.empty(B, H, N, dtype=torch.float32, device=q.device)
     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
@@ -526,6 +537,19 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
          _aligned(q, k, v, do), widths, _settings()),
         lambda: _backward_plan(q, k, v, do, o, dq, dk, dv, meta, has_padding, s_kpm, s_lim,
                                dropout_p, *widths))
+    if plan.dkdv_workspace is not None:
+        ws_dk, ws_dv = (torch.empty(plan.dkdv_workspace, dtype=torch.float32, device=q.device)
+                        for _ in range(2))
+    else:
+        ws_dk = ws_dv = delta  # never touched (see ws_dq)
+    if plan.fused is not None:
+        hopper_fused.backward(plan.fused, q, k, v, do, o, lse, delta, dq, dk, dv, tables[6],
+                              tables[8], tables[9], tables[13], ws_dk, ws_dv, scale * LOG2E,
+                              float(scale))
+        if plan.sum_dk is not None:
+            plan.sum_dk((ws_dk, tables[14], tables[15], dk), ())
+            plan.sum_dv((ws_dv, tables[14], tables[15], dv), ())
+        return dq, dk, dv
     scalars = (scale * LOG2E, float(scale), seed, dropout_p, keep_threshold(dropout_p))
     # A workspace that is never touched is float32 like a real one all the same: a pointer
     # of another dtype would make Triton compile (and the autotuner tune) a second kernel.
@@ -535,11 +559,6 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
             scalars)
     if plan.sum_dq is not None:
         plan.sum_dq((ws_dq, tables[11], tables[12], dq), ())
-    if plan.dkdv_workspace is not None:
-        ws_dk, ws_dv = (torch.empty(plan.dkdv_workspace, dtype=torch.float32, device=q.device)
-                        for _ in range(2))
-    else:
-        ws_dk = ws_dv = delta  # never touched (see ws_dq)
     if plan.gluon_dkdv:
         hopper_backward.dkdv(plan.dkdv, q, k, v, do, lse, delta, dk, dv, tables[6], tables[8],
                              tables[9], tables[13], ws_dk, ws_dv, scale * LOG2E, float(scale))

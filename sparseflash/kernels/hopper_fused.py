@@ -1,0 +1,392 @@
+"""The whole backward in one warp-specialised Gluon kernel on Hopper GPUs.
+
+The two-kernel backward (dQ by query rows, dK/dV by key columns) does seven matrix
+products per (query tile, key tile) pair: the dQ kernel computes S and dP again. This
+kernel does FlashAttention-2's five and adds each tile's ``dQ = dS K`` into a float32
+accumulator with TMA reductions (``cp.reduce.async.bulk.tensor``), as FlashAttention-3's
+backward does (Shah et al., 2024). It runs on the column schedule of
+``hopper_backward.hopper_dkdv_kernel`` (one program per (key tile of 128 rows, kv head
+group), every query head of its GQA group walked in one loop, split columns to the
+workspace) in three partitions (``gl.warp_specialize``):
+
+* the consumers (the kernel's 8 warps, two warp groups of 64 key rows each): per query
+  tile ``S^T = K Q^T`` and ``dP^T = V dO^T`` issued together, ``P^T`` from registers into
+  ``dV += P^T dO``, ``dS^T`` (scaled by the softmax scale) once to shared memory as the
+  left operand of both ``dQ_tile = dS K`` and ``dK += dS^T Q``; dQ's tile goes to a
+  float32 buffer and the warps move on;
+* the loader (1 warp): K and V once, then each tile's Q and dO into a ring of ``STAGES``
+  buffers, reading the table as it issues the copies, each slot refilled as soon as the
+  consumers release it;
+* the dQ adder (1 warp): each buffer added into the accumulator, then handed back.
+
+The workers keep 24 registers a thread and the consumers get 240 (``maxnreg`` 168 over 12
+warps). Serial, the same five products lost to the two kernels (NOTES v19: the waits for
+each reduction and copy sat on the loop's critical path, and at D=128 it spilled); warp
+specialised, at D=128 on an H200 the whole backward took 11.4 ms where the library's took
+13.0 (dense, N=16K, 16 heads; NOTES v21, ``benchmarks/sessions/s19_ws_bwd.py``).
+
+dQ's sum runs in whatever order the programs' reductions land, so it is not bitwise
+reproducible; with ``torch.use_deterministic_algorithms(True)`` :func:`usable` says no
+and the two-kernel backward runs.
+"""
+
+from __future__ import annotations
+
+import os
+
+import torch
+import triton
+import triton.language as tl
+
+from . import fastlaunch, hopper, hopper_backward
+from .common import ENTRY_FULL_END, ENTRY_FULL_START, ENTRY_PARTIAL_END, ENTRY_PARTIAL_START
+from .common import ENTRY_SLOT
+
+AVAILABLE = hopper.AVAILABLE
+
+#: Query rows per step, key rows per program (two warp groups of 64), Q/dO buffers, dQ
+#: buffers, consumer warps, and the register cap of the whole program (12 warps: the
+#: consumers' 8 and a warp group holding the two workers).
+BLOCK_M, BLOCK_N, STAGES, DQ_BUFS, NUM_WARPS, MAXNREG = 64, 128, 2, 1, 8, 168
+#: Rows of the delta kernel's programs.
+DELTA_ROWS = 64
+
+
+@triton.jit
+def delta_kernel(O, DO, DELTA, DQ_ACC, stride_ob, stride_oh, stride_on, stride_dob,
+                 stride_doh, stride_don, H, N, D: tl.constexpr, BLOCK_M: tl.constexpr):
+    """``DELTA = rowsum(dO * O)`` (B, H, N) float32, and the rows of the float32 dQ
+    accumulator DQ_ACC (B*H*N, D) zeroed, for program (row tile, b * H + h)."""
+    pid_m = tl.program_id(0)
+    bh = tl.program_id(1)
+    b = bh // H
+    h = bh % H
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, D)
+    m_ok = offs_m < N
+    o = tl.load(O + b.to(tl.int64) * stride_ob + h * stride_oh
+                + offs_m[:, None] * stride_on + offs_d[None, :], mask=m_ok[:, None], other=0.0)
+    do = tl.load(DO + b.to(tl.int64) * stride_dob + h * stride_doh
+                 + offs_m[:, None] * stride_don + offs_d[None, :], mask=m_ok[:, None],
+                 other=0.0)
+    rows = bh.to(tl.int64) * N + offs_m
+    tl.store(DELTA + rows, tl.sum(o.to(tl.float32) * do.to(tl.float32), 1), mask=m_ok)
+    tl.store(DQ_ACC + rows[:, None] * D + offs_d[None, :],
+             tl.zeros([BLOCK_M, D], tl.float32), mask=m_ok[:, None])
+
+
+if AVAILABLE:
+    gl = hopper.gl
+    gluon = hopper.gluon
+    mbarrier, tma_load = hopper.mbarrier, hopper.tma_load
+    warpgroup_mma, warpgroup_mma_wait = hopper.warpgroup_mma, hopper.warpgroup_mma_wait
+    from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, tma,
+                                                                  warpgroup_mma_init)
+    _query_tile = hopper_backward._query_tile
+
+    if hasattr(tma, "async_atomic_add"):
+        tma_reduce_add = tma.async_atomic_add
+    else:  # Triton 3.6: its builder has the reduction, its Gluon API not yet
+        from triton._C.libtriton import ir as _ir
+        from triton.experimental.gluon.language._core import builtin as _builtin
+
+        @_builtin
+        def tma_reduce_add(tensor_desc, coord, src, _semantic=None):
+            coord = _semantic._convert_to_ir_values(coord, require_i64=False)
+            _semantic.builder.create_async_tma_reduce(_ir.DESCRIPTOR_REDUCE_KIND.ADD,
+                                                      tensor_desc.handle, coord, src.handle)
+
+    @gluon.jit
+    def _walk_row(FULL_IDX, PART_IDX, t, n_col, n_full, full_start, part_start, q_row0, N,
+                  LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr,
+                  HAS_PARTIAL: gl.constexpr):
+        """Row (in the (B*H*N, D) view) of the walk's tile ``t``: the column's tile
+        ``t % n_col`` of the group's head ``t // n_col``. Each partition derives it from
+        the table itself rather than receive it."""
+        q_start = _query_tile(FULL_IDX, PART_IDX, t % n_col, n_full, full_start, part_start,
+                              True, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
+        return q_row0 + (t // n_col) * N + q_start
+
+    @gluon.jit
+    def _loader(q_desc, k_desc, v_desc, do_desc, dq_desc, k_smem, v_smem, q_smem, do_smem,
+                dq_smem, kv_bar, ready, empty, dq_ready, dq_empty, FULL_IDX, PART_IDX, n_col,
+                n_full, n_walk, full_start, part_start, q_row0, k_row, N,
+                LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
+                DQ_BUFS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
+        """One warp: K and V, then each tile's Q and dO into the slot the consumers freed."""
+        mbarrier.expect(kv_bar, k_desc.block_type.nbytes + v_desc.block_type.nbytes)
+        tma_load(k_desc, [k_row, 0], kv_bar, k_smem)
+        tma_load(v_desc, [k_row, 0], kv_bar, v_smem)
+        for t in range(n_walk):
+            slot = t % STAGES
+            # A barrier starts in phase 0: the first wait, on the other parity, passes.
+            mbarrier.wait(empty.index(slot), ((t // STAGES) & 1) ^ 1)
+            row = _walk_row(FULL_IDX, PART_IDX, t, n_col, n_full, full_start, part_start,
+                            q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
+            mbarrier.expect(ready.index(slot),
+                            q_desc.block_type.nbytes + do_desc.block_type.nbytes)
+            tma_load(q_desc, [row, 0], ready.index(slot), q_smem.index(slot))
+            tma_load(do_desc, [row, 0], ready.index(slot), do_smem.index(slot))
+
+    @gluon.jit
+    def _dq_adder(q_desc, k_desc, v_desc, do_desc, dq_desc, k_smem, v_smem, q_smem, do_smem,
+                  dq_smem, kv_bar, ready, empty, dq_ready, dq_empty, FULL_IDX, PART_IDX, n_col,
+                  n_full, n_walk, full_start, part_start, q_row0, k_row, N,
+                  LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
+                  DQ_BUFS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
+        """One warp: each tile's dQ added into the accumulator by a TMA reduction; its
+        buffer goes back to the consumers once the reduction has read it."""
+        for t in range(n_walk):
+            buf = t % DQ_BUFS
+            mbarrier.wait(dq_ready.index(buf), (t // DQ_BUFS) & 1)
+            row = _walk_row(FULL_IDX, PART_IDX, t, n_col, n_full, full_start, part_start,
+                            q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
+            tma_reduce_add(dq_desc, [row, 0], dq_smem.index(buf))
+            tma.store_wait(0)
+            mbarrier.arrive(dq_empty.index(buf), count=1)
+
+    @gluon.jit
+    def _consumer(k_smem, v_smem, q_smem, do_smem, ds_smem, dq_smem, kv_bar, ready, empty,
+                  dq_ready, dq_empty, DK, DV, LSE, DELTA, FULL_IDX, PART_IDX, PART_CODE, SCHED,
+                  WS_DK, WS_DV, qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS,
+                  SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK: gl.constexpr,
+                  BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, D: gl.constexpr,
+                  STAGES: gl.constexpr, DQ_BUFS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
+                  num_warps: gl.constexpr):
+        """The kernel's own warps: the five products of every tile, then dK and dV (or a
+        split column's partial sums) stored. On each back edge the last tile's dK is in
+        flight."""
+        SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
+        dtype: gl.constexpr = k_smem.dtype
+        # Key rows down the warps (a warp group per 64); dQ's tile splits D between the
+        # two warp groups, each reading all of dS.
+        st_layout: gl.constexpr = gl.NVMMADistributedLayout(
+            version=[3, 0], warps_per_cta=[num_warps, 1], instr_shape=[16, BLOCK_M, 16])
+        kv_layout: gl.constexpr = gl.NVMMADistributedLayout(
+            version=[3, 0], warps_per_cta=[num_warps, 1], instr_shape=[16, D, 16])
+        WM: gl.constexpr = BLOCK_M // 16
+        WN: gl.constexpr = num_warps // WM
+        dq_layout: gl.constexpr = gl.NVMMADistributedLayout(
+            version=[3, 0], warps_per_cta=[WM, WN], instr_shape=[16, D // WN, 16])
+        op_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=kv_layout,
+                                                      k_width=2)
+        cols_st: gl.constexpr = gl.SliceLayout(0, st_layout)
+
+        pid_g = gl.program_id(1)
+        entry, b, kv_h, kb, start_n = hopper._coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS,
+                                                     LAYOUT_BLOCK, BLOCK_N)
+        full_start = gl.load(entry + ENTRY_FULL_START)
+        n_full = (gl.load(entry + ENTRY_FULL_END) - full_start) * SUB
+        if HAS_PARTIAL:
+            part_start = gl.load(entry + ENTRY_PARTIAL_START)
+            n_col = n_full + (gl.load(entry + ENTRY_PARTIAL_END) - part_start) * SUB
+        else:
+            part_start = 0
+            n_col = n_full
+        n_walk = GROUP * n_col
+        q_row0 = (b * H + kv_h * GROUP) * N
+
+        zero_st = gl.zeros([BLOCK_N, BLOCK_M], gl.float32, st_layout)
+        zero_dq = gl.zeros([BLOCK_M, D], gl.float32, dq_layout)
+        dk = gl.zeros([BLOCK_N, D], gl.float32, kv_layout)
+        dv = gl.zeros([BLOCK_N, D], gl.float32, kv_layout)
+        # As in hopper_backward: dK in flight across the back edge only where the loop
+        # runs at least once (else ptxas serialises every wgmma).
+        if n_walk > 0:
+            mbarrier.wait(kv_bar, 0)
+            dk = warpgroup_mma_init(dk)
+            for t in range(n_walk):
+                slot = t % STAGES
+                j = t % n_col
+                q_start = _query_tile(FULL_IDX, PART_IDX, j, n_full, full_start, part_start,
+                                      True, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
+                offs = q_row0 + (t // n_col) * N + q_start + gl.arange(0, BLOCK_M,
+                                                                       layout=cols_st)
+                lse = gl.load(LSE + offs)
+                delta = gl.load(DELTA + offs)
+                mbarrier.wait(ready.index(slot), (t // STAGES) & 1)
+                st = warpgroup_mma(k_smem, q_smem.index(slot).permute((1, 0)), zero_st,
+                                   use_acc=False, is_async=True)
+                dpt = warpgroup_mma(v_smem, do_smem.index(slot).permute((1, 0)), zero_st,
+                                    use_acc=False, is_async=True)
+                # In flight: the last tile's dK, then S^T and dP^T. Wait for all but dP^T:
+                # every product of the last tile is done, so its slot goes to the loader.
+                st, dk = warpgroup_mma_wait(num_outstanding=1, deps=(st, dk))
+                mbarrier.arrive(empty.index((t + STAGES - 1) % STAGES), count=1, pred=t > 0)
+                pt = gl.exp2(st * qk_scale - gl.expand_dims(lse, 0))
+                if HAS_PARTIAL:
+                    if j >= n_full:  # a partial block's tile
+                        listed = part_start + (j - n_full) // SUB
+                        keep = hopper.partial_keep(gl.load(PART_CODE + listed), q_start,
+                                                   start_n, Nk, BLOCK_M, BLOCK_N, st_layout,
+                                                   KEYS_FIRST=True)
+                        pt = gl.where(keep, pt, 0.0)
+                p_op = gl.convert_layout(pt.to(dtype), op_layout)
+                dv = warpgroup_mma(p_op, do_smem.index(slot), dv, is_async=True)
+                dpt, p_op = warpgroup_mma_wait(num_outstanding=1, deps=(dpt, p_op))
+                dst = pt * (dpt - gl.expand_dims(delta, 0)) * sm_scale
+                # The last tile's dK and dQ products, which read ds_smem, have completed
+                # in both warp groups (the waits above and the barrier before the last
+                # arrive on dq_ready).
+                ds_smem.store(dst.to(dtype))
+                fence_async_shared()
+                dq = warpgroup_mma(ds_smem.permute((1, 0)), k_smem, zero_dq, use_acc=False,
+                                   is_async=True)
+                dk = warpgroup_mma(ds_smem, q_smem.index(slot), dk, is_async=True)
+                dq, dv = warpgroup_mma_wait(num_outstanding=1, deps=(dq, dv))
+                buf = t % DQ_BUFS
+                mbarrier.wait(dq_empty.index(buf), ((t // DQ_BUFS) & 1) ^ 1)
+                dq_smem.index(buf).store(dq)
+                fence_async_shared()
+                mbarrier.arrive(dq_ready.index(buf), count=1)
+            dk, dv = warpgroup_mma_wait(num_outstanding=0, deps=(dk, dv))
+
+        offs_n = start_n + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(1, kv_layout))
+        offs_d = gl.arange(0, D, layout=gl.SliceLayout(0, kv_layout))
+        out_mask = gl.expand_dims(offs_n < Nk, 1) & gl.expand_dims(offs_d < D, 0)
+        slot = gl.load(entry + ENTRY_SLOT)
+        if slot < 0:
+            rows = (b * H_KV + kv_h).to(gl.int64) * Nk + offs_n
+            out = gl.expand_dims(rows, 1) * D + gl.expand_dims(offs_d, 0)
+            gl.store(DK + out, dk.to(dtype), mask=out_mask)
+            gl.store(DV + out, dv.to(dtype), mask=out_mask)
+        else:
+            # One chunk of a split column: float32 partial sums in the workspace, as in
+            # hopper_backward.
+            ws_row = (pid_g.to(gl.int64) * WS_SLOTS + slot) * LAYOUT_BLOCK - kb * LAYOUT_BLOCK
+            ws = gl.expand_dims(ws_row + offs_n, 1) * D + gl.expand_dims(offs_d, 0)
+            gl.store(WS_DK + ws, dk, mask=out_mask)
+            gl.store(WS_DV + ws, dv, mask=out_mask)
+
+    @gluon.jit
+    def hopper_fused_backward_kernel(
+            DK, DV, LSE, DELTA, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
+            q_desc, k_desc, v_desc, do_desc, dq_desc, qk_scale, sm_scale,
+            H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS,
+            LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+            D: gl.constexpr, STAGES: gl.constexpr, DQ_BUFS: gl.constexpr,
+            HAS_PARTIAL: gl.constexpr, num_warps: gl.constexpr):
+        """Program (column schedule entry, key tile) x (batch, kv head repeat), as
+        ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares; dq_desc is a
+        descriptor over the zeroed float32 (B*H*N, D) accumulator that receives
+        ``sm_scale * dS K`` of every tile."""
+        SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
+        dtype: gl.constexpr = q_desc.dtype
+        entry, b, kv_h, kb, start_n = hopper._coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS,
+                                                     LAYOUT_BLOCK, BLOCK_N)
+        full_start = gl.load(entry + ENTRY_FULL_START)
+        n_full = (gl.load(entry + ENTRY_FULL_END) - full_start) * SUB
+        if HAS_PARTIAL:
+            part_start = gl.load(entry + ENTRY_PARTIAL_START)
+            n_col = n_full + (gl.load(entry + ENTRY_PARTIAL_END) - part_start) * SUB
+        else:
+            part_start = 0
+            n_col = n_full
+        n_walk = GROUP * n_col
+        q_row0 = (b * H + kv_h * GROUP) * N
+        k_row = (b * H_KV + kv_h) * Nk + start_n
+
+        SWIZZLE: gl.constexpr = 128 if BLOCK_M * 2 >= 128 else BLOCK_M * 2
+        ds_layout: gl.constexpr = gl.NVMMASharedLayout(swizzle_byte_width=SWIZZLE,
+                                                       element_bitwidth=16, rank=2)
+        k_smem = gl.allocate_shared_memory(dtype, [BLOCK_N, D], k_desc.layout)
+        v_smem = gl.allocate_shared_memory(dtype, [BLOCK_N, D], v_desc.layout)
+        q_smem = gl.allocate_shared_memory(dtype, [STAGES, BLOCK_M, D], q_desc.layout)
+        do_smem = gl.allocate_shared_memory(dtype, [STAGES, BLOCK_M, D], do_desc.layout)
+        ds_smem = gl.allocate_shared_memory(dtype, [BLOCK_N, BLOCK_M], ds_layout)
+        dq_smem = gl.allocate_shared_memory(gl.float32, [DQ_BUFS, BLOCK_M, D], dq_desc.layout)
+        kv_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+        ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+        empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+        dq_ready = gl.allocate_shared_memory(gl.int64, [DQ_BUFS, 1], mbarrier.MBarrierLayout())
+        dq_empty = gl.allocate_shared_memory(gl.int64, [DQ_BUFS, 1], mbarrier.MBarrierLayout())
+        mbarrier.init(kv_bar, count=1)
+        for s in gl.static_range(STAGES):
+            mbarrier.init(ready.index(s), count=1)
+            mbarrier.init(empty.index(s), count=1)
+        for s in gl.static_range(DQ_BUFS):
+            mbarrier.init(dq_ready.index(s), count=1)
+            mbarrier.init(dq_empty.index(s), count=1)
+
+        # The workers take one argument list (Gluon asks the same signature of them).
+        worker_args = (q_desc, k_desc, v_desc, do_desc, dq_desc, k_smem, v_smem, q_smem,
+                       do_smem, dq_smem, kv_bar, ready, empty, dq_ready, dq_empty, FULL_IDX,
+                       PART_IDX, gl.maximum(n_col, 1), n_full, n_walk, full_start, part_start,
+                       q_row0, k_row, N, LAYOUT_BLOCK, BLOCK_M, STAGES, DQ_BUFS, HAS_PARTIAL)
+        gl.warp_specialize([
+            (_consumer, (k_smem, v_smem, q_smem, do_smem, ds_smem, dq_smem, kv_bar, ready,
+                         empty, dq_ready, dq_empty, DK, DV, LSE, DELTA, FULL_IDX, PART_IDX,
+                         PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H, H_KV, N, Nk,
+                         NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK, BLOCK_M,
+                         BLOCK_N, D, STAGES, DQ_BUFS, HAS_PARTIAL, num_warps)),
+            (_loader, worker_args),
+            (_dq_adder, worker_args),
+        ], [1, 1], [24, 24])
+
+
+def choice() -> str:
+    """``SPARSEFLASH_FUSED_BACKWARD`` (``auto``, ``0`` or ``1``; default ``auto``): whether
+    :func:`usable` may take this kernel where ``SPARSEFLASH_GLUON`` allows Gluon."""
+    value = os.environ.get("SPARSEFLASH_FUSED_BACKWARD", "auto")
+    if value not in ("auto", "0", "1"):
+        raise ValueError(f"SPARSEFLASH_FUSED_BACKWARD must be auto, 0 or 1, not {value!r}")
+    return value
+
+
+def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor,
+           layout_block: int, dropout_p: float, has_padding: bool, scheduled: bool) -> bool:
+    """Whether ``launch.backward`` runs this kernel (and the delta kernel) in place of the
+    dQ and dK/dV kernels. Where ``hopper_backward.usable`` could run its dK/dV kernel (an
+    sm_90 GPU, float16 or bfloat16, no dropout or key padding, the column schedule, a
+    query length that is a multiple of the layout block, contiguous inputs, Gluon not
+    turned off), with a layout block that 128 divides, and unless PyTorch is asked for
+    deterministic algorithms (dQ's sum order varies). ``SPARSEFLASH_FUSED_BACKWARD``:
+    ``auto`` (the default) at D=128, where it measured faster (module docstring); ``1``
+    at D=64 as well; ``0`` never."""
+    fused = choice()
+    if (fused == "0" or hopper.gluon_choice() == "0"
+            or (fused == "auto" and q.shape[-1] != 128) or not scheduled
+            or q.shape[2] % layout_block or torch.are_deterministic_algorithms_enabled()):
+        return False
+    return hopper.inputs_fit((q, k, v, do), layout_block, (BLOCK_M, BLOCK_N), dropout_p,
+                             has_padding)
+
+
+_DELTA = fastlaunch.Kernel(delta_kernel)
+if AVAILABLE:
+    _KERNEL = fastlaunch.Kernel(hopper_fused_backward_kernel)
+
+
+def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, layout_block,
+         has_partial) -> tuple:
+    """-> (delta launch, fused launch): :func:`delta_kernel` and
+    :func:`hopper_fused_backward_kernel` bound to these shapes, the latter on ``programs``
+    column schedule entries (as ``hopper_backward.bind_dkdv``); ``launch.backward`` checked
+    :func:`usable` and keeps them for calls of the same shapes; :func:`backward` launches
+    them."""
+    B, H, N, D = q.shape
+    H_kv, Nk = k.shape[1], k.shape[2]
+    delta = _DELTA.bind((triton.cdiv(N, DELTA_ROWS), B * H), (),
+                        (*o.stride()[:3], *do.stride()[:3], H, N), D=D, BLOCK_M=DELTA_ROWS)
+    fused = _KERNEL.bind(
+        (programs * (layout_block // BLOCK_N), kv_groups), (q.dtype,),
+        (H, H_kv, N, Nk, num_kv_blocks, sched_heads, H // H_kv, q_slots),
+        LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
+        DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, num_warps=NUM_WARPS, maxnreg=MAXNREG)
+    return delta, fused
+
+
+def backward(bound, q, k, v, do, o, lse, delta, dq, dk, dv, col_idx, col_part_idx,
+             col_part_code, col_sched, ws_dk, ws_dv, qk_scale, sm_scale):
+    """The two launches of ``bound`` (:func:`bind`): delta (into ``delta`` (B, H, N)
+    float32; it also zeroes a float32 dQ accumulator), then the fused kernel; then dQ cast
+    into ``dq``. Writes ``dq``, ``dk``, ``dv`` and the workspace of split columns."""
+    B, H, N, D = q.shape
+    dq_acc = torch.empty(B * H * N, D, dtype=torch.float32, device=q.device)
+    bound[0]((o, do, delta, dq_acc), ())
+    descriptor = hopper.descriptor
+    bound[1]((dk, dv, lse, delta, col_idx, col_part_idx, col_part_code, col_sched, ws_dk,
+              ws_dv),
+             (descriptor(q, BLOCK_M), descriptor(k, BLOCK_N), descriptor(v, BLOCK_N),
+              descriptor(do, BLOCK_M), descriptor(dq_acc, BLOCK_M), qk_scale, sm_scale))
+    dq.copy_(dq_acc.view(B, H, N, D))
