@@ -97,20 +97,28 @@ if AVAILABLE:
                                                       tensor_desc.handle, coord, src.handle)
 
     @gluon.jit
-    def _walk_row(FULL_IDX, PART_IDX, t, n_col, n_full, full_start, part_start, q_row0, N,
-                  LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr,
+    def _rotation(start_n, n_col, BLOCK_M: gl.constexpr):
+        """Where a program's walk through its column starts: at its own diagonal, so that
+        the programs of a head (which start together) do not add into the same dQ rows at
+        the same time. ``n_col`` is at least 1."""
+        return (start_n // BLOCK_M) % n_col
+
+    @gluon.jit
+    def _walk_row(FULL_IDX, PART_IDX, t, rot, n_col, n_full, full_start, part_start, q_row0,
+                  N, LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr,
                   HAS_PARTIAL: gl.constexpr):
         """Row (in the (B*H*N, D) view) of the walk's tile ``t``: the column's tile
-        ``t % n_col`` of the group's head ``t // n_col``. Each partition derives it from
-        the table itself rather than receive it."""
-        q_start = _query_tile(FULL_IDX, PART_IDX, t % n_col, n_full, full_start, part_start,
-                              True, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
+        ``(t + rot) % n_col`` of the group's head ``t // n_col``. Each partition derives it
+        from the table itself rather than receive it."""
+        q_start = _query_tile(FULL_IDX, PART_IDX, (t % n_col + rot) % n_col, n_full,
+                              full_start, part_start, True, LAYOUT_BLOCK, BLOCK_M,
+                              HAS_PARTIAL)
         return q_row0 + (t // n_col) * N + q_start
 
     @gluon.jit
     def _loader(q_desc, k_desc, v_desc, do_desc, dq_desc, k_smem, v_smem, q_smem, do_smem,
                 dq_smem, kv_bar, ready, empty, dq_ready, dq_empty, FULL_IDX, PART_IDX, n_col,
-                n_full, n_walk, full_start, part_start, q_row0, k_row, N,
+                rot, n_full, n_walk, full_start, part_start, q_row0, k_row, N,
                 LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
                 DQ_BUFS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
         """One warp: K and V, then each tile's Q and dO into the slot the consumers freed."""
@@ -121,8 +129,8 @@ if AVAILABLE:
             slot = t % STAGES
             # A barrier starts in phase 0: the first wait, on the other parity, passes.
             mbarrier.wait(empty.index(slot), ((t // STAGES) & 1) ^ 1)
-            row = _walk_row(FULL_IDX, PART_IDX, t, n_col, n_full, full_start, part_start,
-                            q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
+            row = _walk_row(FULL_IDX, PART_IDX, t, rot, n_col, n_full, full_start,
+                            part_start, q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
             mbarrier.expect(ready.index(slot),
                             q_desc.block_type.nbytes + do_desc.block_type.nbytes)
             tma_load(q_desc, [row, 0], ready.index(slot), q_smem.index(slot))
@@ -131,7 +139,7 @@ if AVAILABLE:
     @gluon.jit
     def _dq_adder(q_desc, k_desc, v_desc, do_desc, dq_desc, k_smem, v_smem, q_smem, do_smem,
                   dq_smem, kv_bar, ready, empty, dq_ready, dq_empty, FULL_IDX, PART_IDX, n_col,
-                  n_full, n_walk, full_start, part_start, q_row0, k_row, N,
+                  rot, n_full, n_walk, full_start, part_start, q_row0, k_row, N,
                   LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
                   DQ_BUFS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
         """One warp: each tile's dQ added into the accumulator by a TMA reduction; its
@@ -139,8 +147,8 @@ if AVAILABLE:
         for t in range(n_walk):
             buf = t % DQ_BUFS
             mbarrier.wait(dq_ready.index(buf), (t // DQ_BUFS) & 1)
-            row = _walk_row(FULL_IDX, PART_IDX, t, n_col, n_full, full_start, part_start,
-                            q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
+            row = _walk_row(FULL_IDX, PART_IDX, t, rot, n_col, n_full, full_start,
+                            part_start, q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
             tma_reduce_add(dq_desc, [row, 0], dq_smem.index(buf))
             tma.store_wait(0)
             mbarrier.arrive(dq_empty.index(buf), count=1)
@@ -193,11 +201,12 @@ if AVAILABLE:
         # As in hopper_backward: dK in flight across the back edge only where the loop
         # runs at least once (else ptxas serialises every wgmma).
         if n_walk > 0:
+            rot = _rotation(start_n, n_col, BLOCK_M)
             mbarrier.wait(kv_bar, 0)
             dk = warpgroup_mma_init(dk)
             for t in range(n_walk):
                 slot = t % STAGES
-                j = t % n_col
+                j = (t % n_col + rot) % n_col
                 q_start = _query_tile(FULL_IDX, PART_IDX, j, n_full, full_start, part_start,
                                       True, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
                 offs = q_row0 + (t // n_col) * N + q_start + gl.arange(0, BLOCK_M,
@@ -309,10 +318,12 @@ if AVAILABLE:
             mbarrier.init(dq_empty.index(s), count=1)
 
         # The workers take one argument list (Gluon asks the same signature of them).
+        cols = gl.maximum(n_col, 1)
         worker_args = (q_desc, k_desc, v_desc, do_desc, dq_desc, k_smem, v_smem, q_smem,
                        do_smem, dq_smem, kv_bar, ready, empty, dq_ready, dq_empty, FULL_IDX,
-                       PART_IDX, gl.maximum(n_col, 1), n_full, n_walk, full_start, part_start,
-                       q_row0, k_row, N, LAYOUT_BLOCK, BLOCK_M, STAGES, DQ_BUFS, HAS_PARTIAL)
+                       PART_IDX, cols, _rotation(start_n, cols, BLOCK_M), n_full, n_walk,
+                       full_start, part_start, q_row0, k_row, N, LAYOUT_BLOCK, BLOCK_M, STAGES,
+                       DQ_BUFS, HAS_PARTIAL)
         gl.warp_specialize([
             (_consumer, (k_smem, v_smem, q_smem, do_smem, ds_smem, dq_smem, kv_bar, ready,
                          empty, dq_ready, dq_empty, DK, DV, LSE, DELTA, FULL_IDX, PART_IDX,
