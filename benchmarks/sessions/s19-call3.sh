@@ -9,7 +9,8 @@ step tests env SPARSEFLASH_NO_AUTOTUNE=1 python -m pytest -q -p no:cacheprovider
 old_tree .carry/s19-norot.tar
 ab() {  # NAME: fwd+bwd at D=128 with whichever tree the caller runs
   python -m benchmarks.attention --seq-lens 16384 --head-dims 128 --dtypes bfloat16 \
-      --patterns "${PATTERNS[@]}" --modes fwd+bwd --methods sparseflash --out $RES/$1.json \
+      --patterns dense causal "local(3)" butterfly "local(1) | global(1) | random(2)" \
+      --modes fwd+bwd --methods sparseflash --out $RES/$1.json \
       --note "s19 call 3 (benchmarks/sessions/s19-call3.sh): $1"
 }
 export -f ab; export RES
