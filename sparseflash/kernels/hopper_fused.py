@@ -127,10 +127,11 @@ if AVAILABLE:
         tma_load(v_desc, [k_row, 0], kv_bar, v_smem)
         for t in range(n_walk):
             slot = t % STAGES
-            # A barrier starts in phase 0: the first wait, on the other parity, passes.
-            mbarrier.wait(empty.index(slot), ((t // STAGES) & 1) ^ 1)
+            # The table read first: its latency passes while the slot is still in use.
             row = _walk_row(FULL_IDX, PART_IDX, t, rot, n_col, n_full, full_start,
                             part_start, q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
+            # A barrier starts in phase 0: the first wait, on the other parity, passes.
+            mbarrier.wait(empty.index(slot), ((t // STAGES) & 1) ^ 1)
             mbarrier.expect(ready.index(slot),
                             q_desc.block_type.nbytes + do_desc.block_type.nbytes)
             tma_load(q_desc, [row, 0], ready.index(slot), q_smem.index(slot))
@@ -146,9 +147,9 @@ if AVAILABLE:
         buffer goes back to the consumers once the reduction has read it."""
         for t in range(n_walk):
             buf = t % DQ_BUFS
-            mbarrier.wait(dq_ready.index(buf), (t // DQ_BUFS) & 1)
             row = _walk_row(FULL_IDX, PART_IDX, t, rot, n_col, n_full, full_start,
                             part_start, q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
+            mbarrier.wait(dq_ready.index(buf), (t // DQ_BUFS) & 1)
             tma_reduce_add(dq_desc, [row, 0], dq_smem.index(buf))
             tma.store_wait(0)
             mbarrier.arrive(dq_empty.index(buf), count=1)
@@ -180,7 +181,6 @@ if AVAILABLE:
                                                       k_width=2)
         cols_st: gl.constexpr = gl.SliceLayout(0, st_layout)
 
-        pid_g = gl.program_id(1)
         entry, b, kv_h, kb, start_n = hopper._coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS,
                                                      LAYOUT_BLOCK, BLOCK_N)
         full_start = gl.load(entry + ENTRY_FULL_START)
@@ -250,6 +250,9 @@ if AVAILABLE:
                 mbarrier.arrive(dq_ready.index(buf), count=1)
             dk, dv = warpgroup_mma_wait(num_outstanding=0, deps=(dk, dv))
 
+        # The coordinates again rather than held across the loop (registers; NOTES v18).
+        entry, b, kv_h, kb, start_n = hopper._coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS,
+                                                     LAYOUT_BLOCK, BLOCK_N)
         offs_n = start_n + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(1, kv_layout))
         offs_d = gl.arange(0, D, layout=gl.SliceLayout(0, kv_layout))
         out_mask = gl.expand_dims(offs_n < Nk, 1) & gl.expand_dims(offs_d < D, 0)
@@ -262,7 +265,8 @@ if AVAILABLE:
         else:
             # One chunk of a split column: float32 partial sums in the workspace, as in
             # hopper_backward.
-            ws_row = (pid_g.to(gl.int64) * WS_SLOTS + slot) * LAYOUT_BLOCK - kb * LAYOUT_BLOCK
+            ws_row = (gl.program_id(1).to(gl.int64) * WS_SLOTS + slot) * LAYOUT_BLOCK \
+                - kb * LAYOUT_BLOCK
             ws = gl.expand_dims(ws_row + offs_n, 1) * D + gl.expand_dims(offs_d, 0)
             gl.store(WS_DK + ws, dk, mask=out_mask)
             gl.store(WS_DV + ws, dv, mask=out_mask)
