@@ -238,7 +238,9 @@ def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor,
     multiple of the tiles, a query length that is a multiple of the layout block (no tile
     runs past N), and contiguous q, k, v, dO. Then ``SPARSEFLASH_GLUON`` decides, as for
     the forward: ``auto`` (the default) at D=128, where it measured faster than the
-    Triton kernel (module docstring); ``1`` at both head dims; ``0`` never."""
+    Triton kernel (module docstring); ``1`` at both head dims; ``0`` never.
+    ``launch.backward`` asks ``hopper_fused.usable`` first: where the fused backward runs
+    (by default at D=128), this kernel does not."""
     choice = hopper.gluon_choice()
     if (choice == "0" or (choice == "auto" and q.shape[-1] != 128) or not scheduled
             or q.shape[2] % layout_block):

@@ -21,9 +21,12 @@ workspace) in three partitions (``gl.warp_specialize``):
 
 The workers keep 24 registers a thread and the consumers get 240 (``maxnreg`` 168 over 12
 warps). Serial, the same five products lost to the two kernels (NOTES v19: the waits for
-each reduction and copy sat on the loop's critical path, and at D=128 it spilled); warp
-specialised, at D=128 on an H200 the whole backward took 11.4 ms where the library's took
-13.0 (dense, N=16K, 16 heads; NOTES v21, ``benchmarks/sessions/s19_ws_bwd.py``).
+each reduction and copy sat on the loop's critical path, and at D=128 it spilled). Warp
+specialised, on an H200 at D=128 (N=16K, 16 heads, bf16) the backward takes 11.9 ms where
+the two kernels take 13.1 (dense), 6.1 against 6.9 (causal) and 3-4% less on the sparse
+layouts, whose time the delta kernel (which zeroes 4 bytes a dQ element) and dQ's cast
+weigh on; at D=64 it measured slower (NOTES v21, ``benchmarks/sessions/s19_fused_ab.py``,
+``s19-call2.sh``).
 
 dQ's sum runs in whatever order the programs' reductions land, so it is not bitwise
 reproducible; with ``torch.use_deterministic_algorithms(True)`` :func:`usable` says no
