@@ -123,6 +123,58 @@ if AVAILABLE:
         return dk, dv
 
     @gluon.jit
+    def _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
+                LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+                HAS_PARTIAL: gl.constexpr):
+        """The program's column schedule entry (a pointer), batch, kv head, key block and
+        first key row; where its column's full and partial block lists start, its number
+        of full tiles and of all tiles, the walk's length over the GQA group's heads, and
+        the group's first query row (in the (B*H*N, D) view)."""
+        SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
+        entry, b, kv_h, kb, start_n = hopper._coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS,
+                                                     LAYOUT_BLOCK, BLOCK_N)
+        full_start = gl.load(entry + ENTRY_FULL_START)
+        n_full = (gl.load(entry + ENTRY_FULL_END) - full_start) * SUB
+        if HAS_PARTIAL:
+            part_start = gl.load(entry + ENTRY_PARTIAL_START)
+            n_col = n_full + (gl.load(entry + ENTRY_PARTIAL_END) - part_start) * SUB
+        else:
+            part_start = 0
+            n_col = n_full
+        n_walk = GROUP * n_col
+        q_row0 = (b * H + kv_h * GROUP) * N
+        return (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col, n_walk,
+                q_row0)
+
+    @gluon.jit
+    def store_dkdv(dk, dv, DK, DV, WS_DK, WS_DV, entry, b, kv_h, kb, start_n, H_KV, Nk,
+                   WS_SLOTS, LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr,
+                   D: gl.constexpr, kv_layout: gl.constexpr):
+        """A key tile's dK and dV (float32, ``kv_layout``, dK already scaled) into DK, DV
+        (B, H_KV, Nk, D), or for a chunk of a split column into the float32 workspace
+        (group, slot, row in block, D), which ``launch.backward`` adds up. Rows past Nk
+        are left out."""
+        dtype: gl.constexpr = DK.dtype.element_ty
+        offs_n = start_n + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(1, kv_layout))
+        offs_d = gl.arange(0, D, layout=gl.SliceLayout(0, kv_layout))
+        # (offs_d < D is all true: it gives the row mask the tile's full shape.)
+        out_mask = gl.expand_dims(offs_n < Nk, 1) & gl.expand_dims(offs_d < D, 0)
+        # The slot is read even for layouts without split columns (see the forward: a
+        # constexpr that left the workspace branch out crashed Triton 3.6's lowering).
+        slot = gl.load(entry + ENTRY_SLOT)
+        if slot < 0:
+            rows = (b * H_KV + kv_h).to(gl.int64) * Nk + offs_n
+            out = gl.expand_dims(rows, 1) * D + gl.expand_dims(offs_d, 0)
+            gl.store(DK + out, dk.to(dtype), mask=out_mask)
+            gl.store(DV + out, dv.to(dtype), mask=out_mask)
+        else:
+            ws_row = (gl.program_id(1).to(gl.int64) * WS_SLOTS + slot) * LAYOUT_BLOCK \
+                - kb * LAYOUT_BLOCK
+            ws = gl.expand_dims(ws_row + offs_n, 1) * D + gl.expand_dims(offs_d, 0)
+            gl.store(WS_DK + ws, dk, mask=out_mask)
+            gl.store(WS_DV + ws, dv, mask=out_mask)
+
+    @gluon.jit
     def hopper_dkdv_kernel(
             DK, DV, LSE, DELTA, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
             q_desc, k_desc, v_desc, do_desc, qk_scale, sm_scale,
@@ -136,21 +188,10 @@ if AVAILABLE:
         DELTA: (B, H, N) float32; DK, DV: (B, H_KV, Nk, D), contiguous. Every query tile
         lies inside N (``usable`` requires N to be a multiple of the layout block); key
         rows past Nk are read (from the next head, or zeros) and never stored."""
-        SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
         dtype: gl.constexpr = q_desc.dtype
-        pid_g = gl.program_id(1)
-        entry, b, kv_h, kb, start_n = hopper._coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS,
-                                                     LAYOUT_BLOCK, BLOCK_N)
-        full_start = gl.load(entry + ENTRY_FULL_START)
-        n_full = (gl.load(entry + ENTRY_FULL_END) - full_start) * SUB
-        if HAS_PARTIAL:
-            part_start = gl.load(entry + ENTRY_PARTIAL_START)
-            n_col = n_full + (gl.load(entry + ENTRY_PARTIAL_END) - part_start) * SUB
-        else:
-            part_start = 0
-            n_col = n_full
-        n_walk = GROUP * n_col
-        q_row0 = (b * H + kv_h * GROUP) * N
+        (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col, n_walk,
+         q_row0) = _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, LAYOUT_BLOCK,
+                           BLOCK_M, BLOCK_N, HAS_PARTIAL)
         k_row = (b * H_KV + kv_h) * Nk + start_n
 
         # Key rows across the warp group, query columns along the tile.
@@ -208,26 +249,8 @@ if AVAILABLE:
             mbarrier.invalidate(q_bar.index(i))
             mbarrier.invalidate(do_bar.index(i))
 
-        dk = dk * sm_scale
-        offs_n = start_n + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(1, kv_layout))
-        offs_d = gl.arange(0, D, layout=gl.SliceLayout(0, kv_layout))
-        # (offs_d < D is all true: it gives the row mask the tile's full shape.)
-        out_mask = gl.expand_dims(offs_n < Nk, 1) & gl.expand_dims(offs_d < D, 0)
-        # The slot is read even for layouts without split columns (see the forward: a
-        # constexpr that left the workspace branch out crashed Triton 3.6's lowering).
-        slot = gl.load(entry + ENTRY_SLOT)
-        if slot < 0:
-            rows = (b * H_KV + kv_h).to(gl.int64) * Nk + offs_n
-            out = gl.expand_dims(rows, 1) * D + gl.expand_dims(offs_d, 0)
-            gl.store(DK + out, dk.to(dtype), mask=out_mask)
-            gl.store(DV + out, dv.to(dtype), mask=out_mask)
-        else:
-            # One chunk of a split column: float32 partial sums in the workspace
-            # (group, slot, row in block, D), which launch.backward adds up.
-            ws_row = (pid_g.to(gl.int64) * WS_SLOTS + slot) * LAYOUT_BLOCK - kb * LAYOUT_BLOCK
-            ws = gl.expand_dims(ws_row + offs_n, 1) * D + gl.expand_dims(offs_d, 0)
-            gl.store(WS_DK + ws, dk, mask=out_mask)
-            gl.store(WS_DV + ws, dv, mask=out_mask)
+        store_dkdv(dk * sm_scale, dv, DK, DV, WS_DK, WS_DV, entry, b, kv_h, kb, start_n, H_KV,
+                   Nk, WS_SLOTS, LAYOUT_BLOCK, BLOCK_N, D, kv_layout)
 
 
 def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor,

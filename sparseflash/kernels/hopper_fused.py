@@ -42,8 +42,6 @@ import triton
 import triton.language as tl
 
 from . import fastlaunch, hopper, hopper_backward
-from .common import ENTRY_FULL_END, ENTRY_FULL_START, ENTRY_PARTIAL_END, ENTRY_PARTIAL_START
-from .common import ENTRY_SLOT
 
 AVAILABLE = hopper.AVAILABLE
 
@@ -86,6 +84,7 @@ if AVAILABLE:
     from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, tma,
                                                                   warpgroup_mma_init)
     _query_tile = hopper_backward._query_tile
+    _column = hopper_backward._column
 
     if hasattr(tma, "async_atomic_add"):
         tma_reduce_add = tma.async_atomic_add
@@ -184,18 +183,9 @@ if AVAILABLE:
                                                       k_width=2)
         cols_st: gl.constexpr = gl.SliceLayout(0, st_layout)
 
-        entry, b, kv_h, kb, start_n = hopper._coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS,
-                                                     LAYOUT_BLOCK, BLOCK_N)
-        full_start = gl.load(entry + ENTRY_FULL_START)
-        n_full = (gl.load(entry + ENTRY_FULL_END) - full_start) * SUB
-        if HAS_PARTIAL:
-            part_start = gl.load(entry + ENTRY_PARTIAL_START)
-            n_col = n_full + (gl.load(entry + ENTRY_PARTIAL_END) - part_start) * SUB
-        else:
-            part_start = 0
-            n_col = n_full
-        n_walk = GROUP * n_col
-        q_row0 = (b * H + kv_h * GROUP) * N
+        (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col, n_walk,
+         q_row0) = _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, LAYOUT_BLOCK,
+                           BLOCK_M, BLOCK_N, HAS_PARTIAL)
 
         zero_st = gl.zeros([BLOCK_N, BLOCK_M], gl.float32, st_layout)
         zero_dq = gl.zeros([BLOCK_M, D], gl.float32, dq_layout)
@@ -256,23 +246,8 @@ if AVAILABLE:
         # The coordinates again rather than held across the loop (registers; NOTES v18).
         entry, b, kv_h, kb, start_n = hopper._coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS,
                                                      LAYOUT_BLOCK, BLOCK_N)
-        offs_n = start_n + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(1, kv_layout))
-        offs_d = gl.arange(0, D, layout=gl.SliceLayout(0, kv_layout))
-        out_mask = gl.expand_dims(offs_n < Nk, 1) & gl.expand_dims(offs_d < D, 0)
-        slot = gl.load(entry + ENTRY_SLOT)
-        if slot < 0:
-            rows = (b * H_KV + kv_h).to(gl.int64) * Nk + offs_n
-            out = gl.expand_dims(rows, 1) * D + gl.expand_dims(offs_d, 0)
-            gl.store(DK + out, dk.to(dtype), mask=out_mask)
-            gl.store(DV + out, dv.to(dtype), mask=out_mask)
-        else:
-            # One chunk of a split column: float32 partial sums in the workspace, as in
-            # hopper_backward.
-            ws_row = (gl.program_id(1).to(gl.int64) * WS_SLOTS + slot) * LAYOUT_BLOCK \
-                - kb * LAYOUT_BLOCK
-            ws = gl.expand_dims(ws_row + offs_n, 1) * D + gl.expand_dims(offs_d, 0)
-            gl.store(WS_DK + ws, dk, mask=out_mask)
-            gl.store(WS_DV + ws, dv, mask=out_mask)
+        hopper_backward.store_dkdv(dk, dv, DK, DV, WS_DK, WS_DV, entry, b, kv_h, kb, start_n,
+                                   H_KV, Nk, WS_SLOTS, LAYOUT_BLOCK, BLOCK_N, D, kv_layout)
 
     @gluon.jit
     def hopper_fused_backward_kernel(
@@ -286,20 +261,10 @@ if AVAILABLE:
         ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares; dq_desc is a
         descriptor over the zeroed float32 (B*H*N, D) accumulator that receives
         ``sm_scale * dS K`` of every tile."""
-        SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
         dtype: gl.constexpr = q_desc.dtype
-        entry, b, kv_h, kb, start_n = hopper._coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS,
-                                                     LAYOUT_BLOCK, BLOCK_N)
-        full_start = gl.load(entry + ENTRY_FULL_START)
-        n_full = (gl.load(entry + ENTRY_FULL_END) - full_start) * SUB
-        if HAS_PARTIAL:
-            part_start = gl.load(entry + ENTRY_PARTIAL_START)
-            n_col = n_full + (gl.load(entry + ENTRY_PARTIAL_END) - part_start) * SUB
-        else:
-            part_start = 0
-            n_col = n_full
-        n_walk = GROUP * n_col
-        q_row0 = (b * H + kv_h * GROUP) * N
+        (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col, n_walk,
+         q_row0) = _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, LAYOUT_BLOCK,
+                           BLOCK_M, BLOCK_N, HAS_PARTIAL)
         k_row = (b * H_KV + kv_h) * Nk + start_n
 
         SWIZZLE: gl.constexpr = 128 if BLOCK_M * 2 >= 128 else BLOCK_M * 2
