@@ -118,6 +118,10 @@ def _consumer(k_smem, v_smem, q_smem, do_smem, ds_smem, dq_smem, kv_bar, ready, 
     dv = gl.zeros([BLOCK_N, D], gl.float32, kv_layout)
     mbarrier.wait(kv_bar, 0)
     dk = warpgroup_mma_init(dk)
+    dq = zero_dq  # DQ_MODE 3: the last tile's dQ, in flight across the back edge (as dV)
+    if DQ_MODE == 3:
+        dq = warpgroup_mma_init(dq)
+        dv = warpgroup_mma_init(dv)
     for i in range(n_tiles):
         slot = i % STAGES
         offs = _tile_row(row0, first, i, n_tiles, rot, BLOCK_M) + gl.arange(0, BLOCK_M,
@@ -131,7 +135,17 @@ def _consumer(k_smem, v_smem, q_smem, do_smem, ds_smem, dq_smem, kv_bar, ready, 
                             use_acc=False, is_async=True)
         # In flight: the last tile's dK, then S^T and dP^T. Wait for all but dP^T: every
         # product of the last tile is done, so its slot goes back to the loader.
-        st, dk = warpgroup_mma_wait(num_outstanding=1, deps=(st, dk))
+        if DQ_MODE == 3:
+            # The last tile's dQ finished under this tile's S^T: to its buffer now.
+            st, dk, dq, dv = warpgroup_mma_wait(num_outstanding=1, deps=(st, dk, dq, dv))
+            if i > 0:
+                prev = (i - 1) % DQ_BUFS
+                mbarrier.wait(dq_empty.index(prev), (((i - 1) // DQ_BUFS) & 1) ^ 1)
+                dq_smem.index(prev).store(dq)
+                fence_async_shared()
+                mbarrier.arrive(dq_ready.index(prev), count=1)
+        else:
+            st, dk = warpgroup_mma_wait(num_outstanding=1, deps=(st, dk))
         mbarrier.arrive(empty.index((i + STAGES - 1) % STAGES), count=1, pred=i > 0)
         pt = gl.exp2(st * qk_scale - gl.expand_dims(lse, 0))
         p_op = gl.convert_layout(pt.to(dtype), op_layout)
@@ -140,7 +154,11 @@ def _consumer(k_smem, v_smem, q_smem, do_smem, ds_smem, dq_smem, kv_bar, ready, 
         dst = pt * (dpt - gl.expand_dims(delta, 0))
         ds_smem.store(dst.to(dtype))
         fence_async_shared()
-        if DQ_MODE > 0:
+        if DQ_MODE == 3:
+            dq = warpgroup_mma(ds_smem.permute((1, 0)), k_smem, zero_dq, use_acc=False,
+                               is_async=True)
+            dk = warpgroup_mma(ds_smem, q_smem.index(slot), dk, is_async=True)
+        elif DQ_MODE > 0:
             dq = warpgroup_mma(ds_smem.permute((1, 0)), k_smem, zero_dq, use_acc=False,
                                is_async=True)
             dk = warpgroup_mma(ds_smem, q_smem.index(slot), dk, is_async=True)
@@ -153,7 +171,14 @@ def _consumer(k_smem, v_smem, q_smem, do_smem, ds_smem, dq_smem, kv_bar, ready, 
         else:
             dk = warpgroup_mma(ds_smem, q_smem.index(slot), dk, is_async=True)
             dv = warpgroup_mma_wait(num_outstanding=1, deps=(dv,))
-    dk, dv = warpgroup_mma_wait(num_outstanding=0, deps=(dk, dv))
+    dk, dv, dq = warpgroup_mma_wait(num_outstanding=0, deps=(dk, dv, dq))
+    if DQ_MODE == 3:
+        if n_tiles > 0:
+            last = (n_tiles - 1) % DQ_BUFS
+            mbarrier.wait(dq_empty.index(last), (((n_tiles - 1) // DQ_BUFS) & 1) ^ 1)
+            dq_smem.index(last).store(dq)
+            fence_async_shared()
+            mbarrier.arrive(dq_ready.index(last), count=1)
     rows = k_row + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(1, kv_layout))
     cols = gl.arange(0, D, layout=gl.SliceLayout(0, kv_layout))
     offs2 = gl.expand_dims(rows, 1) * D + gl.expand_dims(cols, 0)
@@ -168,7 +193,9 @@ def _ws_bwd(q_desc, k_desc, v_desc, do_desc, dq_desc, LSE, DELTA, DK, DV, N,
             STAGES: gl.constexpr, DQ_BUFS: gl.constexpr, WINDOW: gl.constexpr,
             DQ_MODE: gl.constexpr, num_warps: gl.constexpr):
     """One program per (key tile, head); arguments as ``s17_fused_bwd._fused_bwd``
-    (DQ_MODE 2: dQ in full, 1: its product and buffer without the reduction, 0: none)."""
+    (DQ_MODE 2: dQ in full, 1: its product and buffer without the reduction, 0: none; 3:
+    as 2 with each tile's dQ product left in flight under the next tile's S^T and dP^T and
+    stored to its buffer then)."""
     pid_n = gl.program_id(0)
     row0 = gl.program_id(1) * N
     dtype: gl.constexpr = q_desc.dtype
@@ -228,7 +255,9 @@ VARIANTS = {
     64: [(64, 64, 2, 2, 4, 2, 128), (64, 64, 3, 2, 4, 2, 128), (64, 64, 2, 2, 4, 0, 128),
          (64, 128, 2, 2, 8, 2, 168), (64, 128, 2, 2, 8, 0, 168)],
     128: [(64, 128, 2, 1, 8, 2, 168), (64, 128, 2, 2, 8, 2, 168), (64, 128, 2, 1, 8, 1, 168),
-          (64, 128, 2, 1, 8, 0, 168), (64, 64, 2, 1, 4, 2, 168)],
+          (64, 128, 2, 1, 8, 0, 168), (64, 64, 2, 1, 4, 2, 168),
+          # Session 19 call 8: dQ stored one tile late (DQ_MODE 3).
+          (64, 128, 2, 1, 8, 3, 168), (64, 128, 2, 2, 8, 3, 168)],
 }
 # Session 17's serial kernel, the best of its variants, for the same inputs.
 SERIAL = {64: (64, 64, 2, 2, True, 4, 2), 128: (64, 128, 2, 1, True, 8, 2)}
@@ -261,7 +290,7 @@ def run_variant(q, k, v, do, lse, delta, variant, window):
 def label_of(variant):
     bm, bn, st, bufs, w, mode, reg = variant
     return (f"ws m{bm} n{bn} s{st} dq{bufs} w{w}+2 r{reg}"
-            f"{['', ' dQ-no-reduce', ' no-dQ'][2 - mode]}")
+            f"{['', ' dQ-no-reduce', ' no-dQ', ' dQ-late'][2 - mode if mode < 3 else 3]}")
 
 
 def _jobs():
