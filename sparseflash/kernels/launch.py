@@ -537,34 +537,32 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
          _aligned(q, k, v, do), widths, _settings()),
         lambda: _backward_plan(q, k, v, do, o, dq, dk, dv, meta, has_padding, s_kpm, s_lim,
                                dropout_p, *widths))
+    # A workspace that is never touched is float32 like a real one all the same: a pointer
+    # of another dtype would make Triton compile (and the autotuner tune) a second kernel.
     if plan.dkdv_workspace is not None:
         ws_dk, ws_dv = (torch.empty(plan.dkdv_workspace, dtype=torch.float32, device=q.device)
                         for _ in range(2))
     else:
-        ws_dk = ws_dv = delta  # never touched (see ws_dq)
+        ws_dk = ws_dv = delta  # never touched
     if plan.fused is not None:
         hopper_fused.backward(plan.fused, q, k, v, do, o, lse, delta, dq, dk, dv, tables[6],
                               tables[8], tables[9], tables[13], ws_dk, ws_dv, scale * LOG2E,
                               float(scale))
-        if plan.sum_dk is not None:
-            plan.sum_dk((ws_dk, tables[14], tables[15], dk), ())
-            plan.sum_dv((ws_dv, tables[14], tables[15], dv), ())
-        return dq, dk, dv
-    scalars = (scale * LOG2E, float(scale), seed, dropout_p, keep_threshold(dropout_p))
-    # A workspace that is never touched is float32 like a real one all the same: a pointer
-    # of another dtype would make Triton compile (and the autotuner tune) a second kernel.
-    ws_dq = (torch.empty(plan.dq_workspace, dtype=torch.float32, device=q.device)
-             if plan.dq_workspace is not None else delta)
-    plan.dq((q, k, v, do, o, lse, delta, dq, *tables[:5], tables[10], ws_dq, kpm, limits),
-            scalars)
-    if plan.sum_dq is not None:
-        plan.sum_dq((ws_dq, tables[11], tables[12], dq), ())
-    if plan.gluon_dkdv:
-        hopper_backward.dkdv(plan.dkdv, q, k, v, do, lse, delta, dk, dv, tables[6], tables[8],
-                             tables[9], tables[13], ws_dk, ws_dv, scale * LOG2E, float(scale))
     else:
-        plan.dkdv((q, k, v, do, lse, delta, dk, dv, *tables[5:10], tables[13], ws_dk, ws_dv,
-                   kpm, limits), scalars)
+        scalars = (scale * LOG2E, float(scale), seed, dropout_p, keep_threshold(dropout_p))
+        ws_dq = (torch.empty(plan.dq_workspace, dtype=torch.float32, device=q.device)
+                 if plan.dq_workspace is not None else delta)
+        plan.dq((q, k, v, do, o, lse, delta, dq, *tables[:5], tables[10], ws_dq, kpm, limits),
+                scalars)
+        if plan.sum_dq is not None:
+            plan.sum_dq((ws_dq, tables[11], tables[12], dq), ())
+        if plan.gluon_dkdv:
+            hopper_backward.dkdv(plan.dkdv, q, k, v, do, lse, delta, dk, dv, tables[6],
+                                 tables[8], tables[9], tables[13], ws_dk, ws_dv, scale * LOG2E,
+                                 float(scale))
+        else:
+            plan.dkdv((q, k, v, do, lse, delta, dk, dv, *tables[5:10], tables[13], ws_dk,
+                       ws_dv, kpm, limits), scalars)
     if plan.sum_dk is not None:
         plan.sum_dk((ws_dk, tables[14], tables[15], dk), ())
         plan.sum_dv((ws_dv, tables[14], tables[15], dv), ())
