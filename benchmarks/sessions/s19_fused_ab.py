@@ -1,7 +1,7 @@
 """Session 19: the library's backward at D=128 with the fused kernel's variants against the
 two-kernel backward, alternating, in one process.
 
-    python benchmarks/sessions/s19_fused_ab.py
+    python benchmarks/sessions/s19_fused_ab.py [--quick]
 
 N = 16K, H = 16, bf16; each variant's dQ, dK, dV against the two-kernel backward's
 (itself tested against float64), then ``launch.backward`` timed (do_bench median) and its
@@ -31,6 +31,7 @@ def main():
     gen = torch.Generator(device="cuda").manual_seed(0)
     q, k, v, do = (torch.randn(1, H, N, D, device="cuda", dtype=torch.bfloat16,
                                generator=gen) for _ in range(4))
+    variants = VARIANTS[:2] if "--quick" in sys.argv else VARIANTS  # no 3-stage variant
     for pattern in PATTERNS:
         layout = sparseflash.compile_layout(pattern, N, block=128, device=q.device)
         tables, meta = layout.kernel_tables(), launch.LayoutMeta.of(layout)
@@ -41,7 +42,7 @@ def main():
                                       None, 0, 0.0)
         ref = None
         for rnd in range(2):
-            for label, fused, stages in VARIANTS:
+            for label, fused, stages in variants:
                 os.environ["SPARSEFLASH_FUSED_BACKWARD"] = fused
                 hopper_fused.STAGES = stages
                 launch.clear_plans()

@@ -195,17 +195,24 @@ if AVAILABLE:
         # runs at least once (else ptxas serialises every wgmma).
         if n_walk > 0:
             rot = _rotation(start_n, n_col, BLOCK_M)
+            # Each tile's first query row is read from the table one tile ahead: read where
+            # it is needed, its latency and then LSE's (which waits on it) sat in front of
+            # the softmax every tile.
+            q_start = _query_tile(FULL_IDX, PART_IDX, rot, n_full, full_start, part_start,
+                                  True, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
             mbarrier.wait(kv_bar, 0)
             dk = warpgroup_mma_init(dk)
             for t in range(n_walk):
                 slot = t % STAGES
                 j = (t % n_col + rot) % n_col
-                q_start = _query_tile(FULL_IDX, PART_IDX, j, n_full, full_start, part_start,
-                                      True, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
                 offs = q_row0 + (t // n_col) * N + q_start + gl.arange(0, BLOCK_M,
                                                                        layout=cols_st)
                 lse = gl.load(LSE + offs)
                 delta = gl.load(DELTA + offs)
+                tile_start = q_start
+                q_start = _query_tile(FULL_IDX, PART_IDX, ((t + 1) % n_col + rot) % n_col,
+                                      n_full, full_start, part_start, t + 1 < n_walk,
+                                      LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
                 mbarrier.wait(ready.index(slot), (t // STAGES) & 1)
                 st = warpgroup_mma(k_smem, q_smem.index(slot).permute((1, 0)), zero_st,
                                    use_acc=False, is_async=True)
@@ -219,7 +226,7 @@ if AVAILABLE:
                 if HAS_PARTIAL:
                     if j >= n_full:  # a partial block's tile
                         listed = part_start + (j - n_full) // SUB
-                        keep = hopper.partial_keep(gl.load(PART_CODE + listed), q_start,
+                        keep = hopper.partial_keep(gl.load(PART_CODE + listed), tile_start,
                                                    start_n, Nk, BLOCK_M, BLOCK_N, st_layout,
                                                    KEYS_FIRST=True)
                         pt = gl.where(keep, pt, 0.0)
