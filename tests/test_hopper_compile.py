@@ -97,13 +97,15 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16):
     f = hopper_fused
     kernel = f.hopper_fused_backward_kernel
     sig = {name: "constexpr" for name in kernel.arg_names}
-    for name, rows, dt in (("q_desc", f.BLOCK_M, dtype), ("k_desc", f.BLOCK_N, dtype),
-                           ("v_desc", f.BLOCK_N, dtype), ("do_desc", f.BLOCK_M, dtype),
-                           ("dq_desc", f.BLOCK_M, torch.float32)):
-        desc = hopper.descriptor(torch.empty(4096, d, dtype=dt), rows)
+    for name, rows, width, dt in (
+            ("q_desc", f.BLOCK_M, d, dtype), ("k_desc", f.BLOCK_N, d, dtype),
+            ("v_desc", f.BLOCK_N, d, dtype), ("do_desc", f.BLOCK_M, d, dtype),
+            ("dq_desc", f.BLOCK_M, d, torch.float32), ("lse_desc", 1, f.BLOCK_M, torch.float32),
+            ("delta_desc", 1, f.BLOCK_M, torch.float32)):
+        desc = hopper.descriptor(torch.empty(4096, width, dtype=dt), rows)
         sig[name] = native_specialize_impl(BaseBackend, desc, False, True, True)[0]
     out = "*bf16" if dtype == torch.bfloat16 else "*fp16"
-    sig.update(DK=out, DV=out, LSE="*fp32", DELTA="*fp32", FULL_IDX="*i32", PART_IDX="*i32",
+    sig.update(DK=out, DV=out, FULL_IDX="*i32", PART_IDX="*i32",
                PART_CODE="*i8", SCHED="*i32", WS_DK="*fp32", WS_DV="*fp32",
                qk_scale="fp32", sm_scale="fp32")
     for name in ("H", "H_KV", "N", "Nk", "NUM_KV_BLOCKS", "SCHED_HEADS", "GROUP", "WS_SLOTS"):

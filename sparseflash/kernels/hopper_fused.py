@@ -118,12 +118,13 @@ if AVAILABLE:
         return q_row0 + (t // n_col) * N + q_start
 
     @gluon.jit
-    def _loader(q_desc, k_desc, v_desc, do_desc, dq_desc, k_smem, v_smem, q_smem, do_smem,
-                dq_smem, kv_bar, ready, empty, dq_ready, dq_empty, FULL_IDX, PART_IDX, n_col,
+    def _loader(q_desc, k_desc, v_desc, do_desc, dq_desc, lse_desc, delta_desc, k_smem, v_smem,
+                q_smem, do_smem, lse_smem, delta_smem, dq_smem, kv_bar, ready, empty, dq_ready, dq_empty, FULL_IDX, PART_IDX, n_col,
                 rot, n_full, n_walk, full_start, part_start, q_row0, k_row, N,
                 LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
                 DQ_BUFS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
-        """One warp: K and V, then each tile's Q and dO into the slot the consumers freed."""
+        """One warp: K and V, then each tile's Q, dO, LSE and delta into the slot the
+        consumers freed."""
         mbarrier.expect(kv_bar, k_desc.block_type.nbytes + v_desc.block_type.nbytes)
         tma_load(k_desc, [k_row, 0], kv_bar, k_smem)
         tma_load(v_desc, [k_row, 0], kv_bar, v_smem)
@@ -135,13 +136,18 @@ if AVAILABLE:
             # A barrier starts in phase 0: the first wait, on the other parity, passes.
             mbarrier.wait(empty.index(slot), ((t // STAGES) & 1) ^ 1)
             mbarrier.expect(ready.index(slot),
-                            q_desc.block_type.nbytes + do_desc.block_type.nbytes)
+                            q_desc.block_type.nbytes + do_desc.block_type.nbytes
+                            + lse_desc.block_type.nbytes + delta_desc.block_type.nbytes)
             tma_load(q_desc, [row, 0], ready.index(slot), q_smem.index(slot))
             tma_load(do_desc, [row, 0], ready.index(slot), do_smem.index(slot))
+            # LSE and delta by rows of BLOCK_M (every tile starts at a multiple of it).
+            tma_load(lse_desc, [row // BLOCK_M, 0], ready.index(slot), lse_smem.index(slot))
+            tma_load(delta_desc, [row // BLOCK_M, 0], ready.index(slot),
+                     delta_smem.index(slot))
 
     @gluon.jit
-    def _dq_adder(q_desc, k_desc, v_desc, do_desc, dq_desc, k_smem, v_smem, q_smem, do_smem,
-                  dq_smem, kv_bar, ready, empty, dq_ready, dq_empty, FULL_IDX, PART_IDX, n_col,
+    def _dq_adder(q_desc, k_desc, v_desc, do_desc, dq_desc, lse_desc, delta_desc, k_smem, v_smem,
+                  q_smem, do_smem, lse_smem, delta_smem, dq_smem, kv_bar, ready, empty, dq_ready, dq_empty, FULL_IDX, PART_IDX, n_col,
                   rot, n_full, n_walk, full_start, part_start, q_row0, k_row, N,
                   LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
                   DQ_BUFS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
@@ -157,8 +163,8 @@ if AVAILABLE:
             mbarrier.arrive(dq_empty.index(buf), count=1)
 
     @gluon.jit
-    def _consumer(k_smem, v_smem, q_smem, do_smem, ds_smem, dq_smem, kv_bar, ready, empty,
-                  dq_ready, dq_empty, DK, DV, LSE, DELTA, FULL_IDX, PART_IDX, PART_CODE, SCHED,
+    def _consumer(k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem, dq_smem,
+                  kv_bar, ready, empty, dq_ready, dq_empty, DK, DV, FULL_IDX, PART_IDX, PART_CODE, SCHED,
                   WS_DK, WS_DV, qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS,
                   SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK: gl.constexpr,
                   BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, D: gl.constexpr,
@@ -181,7 +187,6 @@ if AVAILABLE:
             version=[3, 0], warps_per_cta=[WM, WN], instr_shape=[16, D // WN, 16])
         op_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=kv_layout,
                                                       k_width=2)
-        cols_st: gl.constexpr = gl.SliceLayout(0, st_layout)
 
         (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col, n_walk,
          q_row0) = _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, LAYOUT_BLOCK,
@@ -195,25 +200,25 @@ if AVAILABLE:
         # runs at least once (else ptxas serialises every wgmma).
         if n_walk > 0:
             rot = _rotation(start_n, n_col, BLOCK_M)
-            # Each tile's first query row is read from the table one tile ahead: read where
-            # it is needed, its latency and then LSE's (which waits on it) sat in front of
-            # the softmax every tile.
-            q_start = _query_tile(FULL_IDX, PART_IDX, rot, n_full, full_start, part_start,
-                                  True, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
+            if HAS_PARTIAL:
+                # A partial block's mask needs the tile's first query row: read from the
+                # table one tile ahead, off the softmax's path.
+                q_start = _query_tile(FULL_IDX, PART_IDX, rot, n_full, full_start, part_start,
+                                      True, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
             mbarrier.wait(kv_bar, 0)
             dk = warpgroup_mma_init(dk)
             for t in range(n_walk):
                 slot = t % STAGES
                 j = (t % n_col + rot) % n_col
-                offs = q_row0 + (t // n_col) * N + q_start + gl.arange(0, BLOCK_M,
-                                                                       layout=cols_st)
-                lse = gl.load(LSE + offs)
-                delta = gl.load(DELTA + offs)
-                tile_start = q_start
-                q_start = _query_tile(FULL_IDX, PART_IDX, ((t + 1) % n_col + rot) % n_col,
-                                      n_full, full_start, part_start, t + 1 < n_walk,
-                                      LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
+                if HAS_PARTIAL:
+                    tile_start = q_start
+                    q_start = _query_tile(FULL_IDX, PART_IDX, ((t + 1) % n_col + rot) % n_col,
+                                          n_full, full_start, part_start, t + 1 < n_walk,
+                                          LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
                 mbarrier.wait(ready.index(slot), (t // STAGES) & 1)
+                # (1, BLOCK_M) rows of the score tile's layout, broadcast down its keys.
+                lse = lse_smem.index(slot).load(st_layout)
+                delta = delta_smem.index(slot).load(st_layout)
                 st = warpgroup_mma(k_smem, q_smem.index(slot).permute((1, 0)), zero_st,
                                    use_acc=False, is_async=True)
                 dpt = warpgroup_mma(v_smem, do_smem.index(slot).permute((1, 0)), zero_st,
@@ -221,8 +226,11 @@ if AVAILABLE:
                 # In flight: the last tile's dK, then S^T and dP^T. Wait for all but dP^T:
                 # every product of the last tile is done, so its slot goes to the loader.
                 st, dk = warpgroup_mma_wait(num_outstanding=1, deps=(st, dk))
+                # The last tile's LSE and delta were read by plain loads: ordered before
+                # the copies that will overwrite them.
+                fence_async_shared()
                 mbarrier.arrive(empty.index((t + STAGES - 1) % STAGES), count=1, pred=t > 0)
-                pt = gl.exp2(st * qk_scale - gl.expand_dims(lse, 0))
+                pt = gl.exp2(st * qk_scale - lse)
                 if HAS_PARTIAL:
                     if j >= n_full:  # a partial block's tile
                         listed = part_start + (j - n_full) // SUB
@@ -233,7 +241,7 @@ if AVAILABLE:
                 p_op = gl.convert_layout(pt.to(dtype), op_layout)
                 dv = warpgroup_mma(p_op, do_smem.index(slot), dv, is_async=True)
                 dpt, p_op = warpgroup_mma_wait(num_outstanding=1, deps=(dpt, p_op))
-                dst = pt * (dpt - gl.expand_dims(delta, 0)) * sm_scale
+                dst = pt * (dpt - delta) * sm_scale
                 # The last tile's dK and dQ products, which read ds_smem, have completed
                 # in both warp groups (the waits above and the barrier before the last
                 # arrive on dq_ready).
@@ -258,16 +266,18 @@ if AVAILABLE:
 
     @gluon.jit
     def hopper_fused_backward_kernel(
-            DK, DV, LSE, DELTA, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
-            q_desc, k_desc, v_desc, do_desc, dq_desc, qk_scale, sm_scale,
+            DK, DV, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
+            q_desc, k_desc, v_desc, do_desc, dq_desc, lse_desc, delta_desc, qk_scale, sm_scale,
             H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS,
             LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, DQ_BUFS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, num_warps: gl.constexpr):
         """Program (column schedule entry, key tile) x (batch, kv head repeat), as
-        ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares; dq_desc is a
-        descriptor over the zeroed float32 (B*H*N, D) accumulator that receives
-        ``sm_scale * dS K`` of every tile."""
+        ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares but for LSE and
+        DELTA, which come as descriptors over their (B*H*N // BLOCK_M, BLOCK_M) rows
+        (``lse_desc``, ``delta_desc``, tiles of one row); dq_desc is a descriptor over the
+        zeroed float32 (B*H*N, D) accumulator that receives ``sm_scale * dS K`` of every
+        tile."""
         dtype: gl.constexpr = q_desc.dtype
         (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col, n_walk,
          q_row0) = _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, LAYOUT_BLOCK,
@@ -281,6 +291,9 @@ if AVAILABLE:
         v_smem = gl.allocate_shared_memory(dtype, [BLOCK_N, D], v_desc.layout)
         q_smem = gl.allocate_shared_memory(dtype, [STAGES, BLOCK_M, D], q_desc.layout)
         do_smem = gl.allocate_shared_memory(dtype, [STAGES, BLOCK_M, D], do_desc.layout)
+        lse_smem = gl.allocate_shared_memory(gl.float32, [STAGES, 1, BLOCK_M], lse_desc.layout)
+        delta_smem = gl.allocate_shared_memory(gl.float32, [STAGES, 1, BLOCK_M],
+                                               delta_desc.layout)
         ds_smem = gl.allocate_shared_memory(dtype, [BLOCK_N, BLOCK_M], ds_layout)
         dq_smem = gl.allocate_shared_memory(gl.float32, [DQ_BUFS, BLOCK_M, D], dq_desc.layout)
         kv_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
@@ -298,14 +311,15 @@ if AVAILABLE:
 
         # The workers take one argument list (Gluon asks the same signature of them).
         cols = gl.maximum(n_col, 1)
-        worker_args = (q_desc, k_desc, v_desc, do_desc, dq_desc, k_smem, v_smem, q_smem,
-                       do_smem, dq_smem, kv_bar, ready, empty, dq_ready, dq_empty, FULL_IDX,
+        worker_args = (q_desc, k_desc, v_desc, do_desc, dq_desc, lse_desc, delta_desc, k_smem,
+                       v_smem, q_smem, do_smem, lse_smem, delta_smem, dq_smem, kv_bar, ready, empty, dq_ready, dq_empty, FULL_IDX,
                        PART_IDX, cols, _rotation(start_n, cols, BLOCK_M), n_full, n_walk,
                        full_start, part_start, q_row0, k_row, N, LAYOUT_BLOCK, BLOCK_M, STAGES,
                        DQ_BUFS, HAS_PARTIAL)
         gl.warp_specialize([
-            (_consumer, (k_smem, v_smem, q_smem, do_smem, ds_smem, dq_smem, kv_bar, ready,
-                         empty, dq_ready, dq_empty, DK, DV, LSE, DELTA, FULL_IDX, PART_IDX,
+            (_consumer, (k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
+                         dq_smem, kv_bar, ready, empty, dq_ready, dq_empty, DK, DV, FULL_IDX,
+                         PART_IDX,
                          PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H, H_KV, N, Nk,
                          NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK, BLOCK_M,
                          BLOCK_N, D, STAGES, DQ_BUFS, HAS_PARTIAL, num_warps)),
@@ -375,8 +389,9 @@ def backward(bound, q, k, v, do, o, lse, delta, dq, dk, dv, col_idx, col_part_id
     dq_acc = torch.empty(B * H * N, D, dtype=torch.float32, device=q.device)
     bound[0]((o, do, delta, dq_acc), ())
     descriptor = hopper.descriptor
-    bound[1]((dk, dv, lse, delta, col_idx, col_part_idx, col_part_code, col_sched, ws_dk,
-              ws_dv),
+    bound[1]((dk, dv, col_idx, col_part_idx, col_part_code, col_sched, ws_dk, ws_dv),
              (descriptor(q, BLOCK_M), descriptor(k, BLOCK_N), descriptor(v, BLOCK_N),
-              descriptor(do, BLOCK_M), descriptor(dq_acc, BLOCK_M), qk_scale, sm_scale))
+              descriptor(do, BLOCK_M), descriptor(dq_acc, BLOCK_M),
+              descriptor(lse.view(-1, BLOCK_M), 1), descriptor(delta.view(-1, BLOCK_M), 1),
+              qk_scale, sm_scale))
     dq.copy_(dq_acc.view(B, H, N, D))
