@@ -14,19 +14,20 @@ workspace) in three partitions (``gl.warp_specialize``):
   ``dV += P^T dO``, ``dS^T`` (scaled by the softmax scale) once to shared memory as the
   left operand of both ``dQ_tile = dS K`` and ``dK += dS^T Q``; dQ's tile goes to a
   float32 buffer and the warps move on;
-* the loader (1 warp): K and V once, then each tile's Q and dO into a ring of ``STAGES``
-  buffers, reading the table as it issues the copies, each slot refilled as soon as the
-  consumers release it;
+* the loader (1 warp): K and V once, then each tile's Q, dO, LSE and delta into a ring of
+  ``STAGES`` buffers, reading the table as it issues the copies, each slot refilled as
+  soon as the consumers release it (LSE and delta from shared memory took 4-7% off the
+  backward against the consumers loading them from global memory);
 * the dQ adder (1 warp): each buffer added into the accumulator, then handed back.
 
 The workers keep 24 registers a thread and the consumers get 240 (``maxnreg`` 168 over 12
 warps). Serial, the same five products lost to the two kernels (NOTES v19: the waits for
 each reduction and copy sat on the loop's critical path, and at D=128 it spilled). Warp
-specialised, on an H200 at D=128 (N=16K, 16 heads, bf16) the backward takes 11.9 ms where
-the two kernels take 13.1 (dense), 6.1 against 6.9 (causal) and 3-4% less on the sparse
-layouts, whose time the delta kernel (which zeroes 4 bytes a dQ element) and dQ's cast
-weigh on; at D=64 it measured slower (NOTES v21, ``benchmarks/sessions/s19_fused_ab.py``,
-``s19-call2.sh``).
+specialised, on an H200 at D=128 (N=16K, 16 heads, bf16) the backward took 11.7-12.1 ms
+where the two kernels took 12.8-13.1 (dense) and 0-6% less on the sparse layouts, whose
+time the delta kernel (which zeroes 4 bytes a dQ element) and dQ's cast weigh on, before
+the two changes of NOTES v21 took another 5-8% off (dense 10.9-11.0 ms); at D=64 it
+measured slower (``benchmarks/sessions/s19_fused_ab.py``, ``s19-call2.sh``).
 
 dQ's sum runs in whatever order the programs' reductions land, so it is not bitwise
 reproducible; with ``torch.use_deterministic_algorithms(True)`` :func:`usable` says no
