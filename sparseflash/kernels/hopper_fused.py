@@ -120,8 +120,9 @@ if AVAILABLE:
 
     @gluon.jit
     def _loader(q_desc, k_desc, v_desc, do_desc, dq_desc, lse_desc, delta_desc, k_smem, v_smem,
-                q_smem, do_smem, lse_smem, delta_smem, dq_smem, kv_bar, ready, empty, dq_ready, dq_empty, FULL_IDX, PART_IDX, n_col,
-                rot, n_full, n_walk, full_start, part_start, q_row0, k_row, N,
+                q_smem, do_smem, lse_smem, delta_smem, dq_smem, kv_bar, ready, empty, dq_ready,
+                dq_empty, FULL_IDX, PART_IDX, n_col, rot, n_full, n_walk, full_start,
+                part_start, q_row0, k_row, N,
                 LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
                 DQ_BUFS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
         """One warp: K and V, then each tile's Q, dO, LSE and delta into the slot the
@@ -147,9 +148,10 @@ if AVAILABLE:
                      delta_smem.index(slot))
 
     @gluon.jit
-    def _dq_adder(q_desc, k_desc, v_desc, do_desc, dq_desc, lse_desc, delta_desc, k_smem, v_smem,
-                  q_smem, do_smem, lse_smem, delta_smem, dq_smem, kv_bar, ready, empty, dq_ready, dq_empty, FULL_IDX, PART_IDX, n_col,
-                  rot, n_full, n_walk, full_start, part_start, q_row0, k_row, N,
+    def _dq_adder(q_desc, k_desc, v_desc, do_desc, dq_desc, lse_desc, delta_desc, k_smem,
+                  v_smem, q_smem, do_smem, lse_smem, delta_smem, dq_smem, kv_bar, ready, empty,
+                  dq_ready, dq_empty, FULL_IDX, PART_IDX, n_col, rot, n_full, n_walk,
+                  full_start, part_start, q_row0, k_row, N,
                   LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
                   DQ_BUFS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
         """One warp: each tile's dQ added into the accumulator by a TMA reduction; its
@@ -165,8 +167,8 @@ if AVAILABLE:
 
     @gluon.jit
     def _consumer(k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem, dq_smem,
-                  kv_bar, ready, empty, dq_ready, dq_empty, DK, DV, FULL_IDX, PART_IDX, PART_CODE, SCHED,
-                  WS_DK, WS_DV, qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS,
+                  kv_bar, ready, empty, dq_ready, dq_empty, DK, DV, FULL_IDX, PART_IDX,
+                  PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS,
                   SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK: gl.constexpr,
                   BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, D: gl.constexpr,
                   STAGES: gl.constexpr, DQ_BUFS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
@@ -313,10 +315,11 @@ if AVAILABLE:
         # The workers take one argument list (Gluon asks the same signature of them).
         cols = gl.maximum(n_col, 1)
         worker_args = (q_desc, k_desc, v_desc, do_desc, dq_desc, lse_desc, delta_desc, k_smem,
-                       v_smem, q_smem, do_smem, lse_smem, delta_smem, dq_smem, kv_bar, ready, empty, dq_ready, dq_empty, FULL_IDX,
-                       PART_IDX, cols, _rotation(start_n, cols, BLOCK_M), n_full, n_walk,
-                       full_start, part_start, q_row0, k_row, N, LAYOUT_BLOCK, BLOCK_M, STAGES,
-                       DQ_BUFS, HAS_PARTIAL)
+                       v_smem, q_smem, do_smem, lse_smem, delta_smem, dq_smem, kv_bar, ready,
+                       empty, dq_ready, dq_empty, FULL_IDX, PART_IDX, cols,
+                       _rotation(start_n, cols, BLOCK_M), n_full, n_walk, full_start,
+                       part_start, q_row0, k_row, N, LAYOUT_BLOCK, BLOCK_M, STAGES, DQ_BUFS,
+                       HAS_PARTIAL)
         gl.warp_specialize([
             (_consumer, (k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                          dq_smem, kv_bar, ready, empty, dq_ready, dq_empty, DK, DV, FULL_IDX,
