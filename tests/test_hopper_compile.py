@@ -95,11 +95,12 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16):
     """triton.compile of the fused backward for sm_90, as ``hopper_fused.backward``
     launches it (with its register cap)."""
     f = hopper_fused
+    block_n, warps, maxnreg = f.TILES[d]
     kernel = f.hopper_fused_backward_kernel
     sig = {name: "constexpr" for name in kernel.arg_names}
     for name, rows, width, dt in (
-            ("q_desc", f.BLOCK_M, d, dtype), ("k_desc", f.BLOCK_N, d, dtype),
-            ("v_desc", f.BLOCK_N, d, dtype), ("do_desc", f.BLOCK_M, d, dtype),
+            ("q_desc", f.BLOCK_M, d, dtype), ("k_desc", block_n, d, dtype),
+            ("v_desc", block_n, d, dtype), ("do_desc", f.BLOCK_M, d, dtype),
             ("dq_desc", f.BLOCK_M, d, torch.float32), ("lse_desc", 1, f.BLOCK_M, torch.float32),
             ("delta_desc", 1, f.BLOCK_M, torch.float32)):
         desc = hopper.descriptor(torch.empty(4096, width, dtype=dt), rows)
@@ -110,14 +111,14 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16):
                qk_scale="fp32", sm_scale="fp32")
     for name in ("H", "H_KV", "N", "Nk", "NUM_KV_BLOCKS", "SCHED_HEADS", "GROUP", "WS_SLOTS"):
         sig[name] = "i32"
-    consts = dict(LAYOUT_BLOCK=128, BLOCK_M=f.BLOCK_M, BLOCK_N=f.BLOCK_N, D=d,
+    consts = dict(LAYOUT_BLOCK=128, BLOCK_M=f.BLOCK_M, BLOCK_N=block_n, D=d,
                   STAGES=f.STAGES, DQ_BUFS=f.DQ_BUFS, HAS_PARTIAL=has_partial,
-                  num_warps=f.NUM_WARPS)
+                  num_warps=warps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return triton.compile(GluonASTSource(kernel, sig, consts),
                               target=GPUTarget("cuda", 90, 128),
-                              options=dict(num_warps=f.NUM_WARPS, maxnreg=f.MAXNREG))
+                              options=dict(num_warps=warps, maxnreg=maxnreg))
 
 
 def _ptxas_serialises(ptx: str):
@@ -216,10 +217,15 @@ def test_fused_backward_compiles_for_sm90(compiled, d, has_partial, dtype):
     rec = compiled[("fused", d, False, has_partial, str(dtype))]
     assert rec["wgmma"] and rec["tma"] and rec["tma_reduce"]
     assert rec["serialized"] is not True, "ptxas serialised the fused backward's wgmma"
-    assert rec["shared"] + SM90_RESERVED_BYTES <= 228 * 1024
-    # The consumers' warp groups take 240 registers, the workers' gives its own back to 24.
+    # The workers' warp group gives its registers back down to 24; the consumers take the
+    # rest: 240 at D=128 (one program an SM), 232 at D=64, where two programs share an SM.
     counts = {int(n) for _, n in rec["setmaxnreg"]}
-    assert counts == {240, 24}, rec["setmaxnreg"]
+    if d == 128:
+        assert rec["shared"] + SM90_RESERVED_BYTES <= 228 * 1024
+        assert counts == {240, 24}, rec["setmaxnreg"]
+    else:
+        assert 2 * (rec["shared"] + SM90_RESERVED_BYTES) <= 228 * 1024
+        assert counts == {232, 24}, rec["setmaxnreg"]
 
 
 def test_descriptors_are_kept_by_address_without_the_tensor():

@@ -1,7 +1,7 @@
-"""Session 19: the library's backward at D=128 with the fused kernel's variants against the
+"""Session 19: the library's backward (D=128, or --head-dim 64) with the fused kernel's variants
 two-kernel backward, alternating, in one process.
 
-    python benchmarks/sessions/s19_fused_ab.py [--quick]
+    python benchmarks/sessions/s19_fused_ab.py [--quick] [--head-dim 64]
 
 N = 16K, H = 16, bf16; each variant's dQ, dK, dV against the two-kernel backward's
 (itself tested against float64), then ``launch.backward`` timed (do_bench median) and its
@@ -21,13 +21,14 @@ import sparseflash  # noqa: E402
 from sparseflash.kernels import hopper_fused, launch  # noqa: E402
 
 PATTERNS = ["dense", "causal", "local(3)", "butterfly", "local(1) | global(1) | random(2)"]
-VARIANTS = [("two kernels", "0", 2), ("fused, 2 stages", "auto", 2),
-            ("fused, 3 stages", "auto", 3)]
+VARIANTS = [("two kernels", "0", 2), ("fused, 2 stages", "1", 2),
+            ("fused, 3 stages", "1", 3)]
 
 
 def main():
     print("triton", triton.__version__, "torch", torch.__version__, torch.cuda.get_device_name())
-    N, H, D = 16384, 16, 128
+    D = int(sys.argv[sys.argv.index("--head-dim") + 1]) if "--head-dim" in sys.argv else 128
+    N, H = 16384, 16
     gen = torch.Generator(device="cuda").manual_seed(0)
     q, k, v, do = (torch.randn(1, H, N, D, device="cuda", dtype=torch.bfloat16,
                                generator=gen) for _ in range(4))

@@ -46,10 +46,15 @@ from . import fastlaunch, hopper, hopper_backward
 
 AVAILABLE = hopper.AVAILABLE
 
-#: Query rows per step, key rows per program (two warp groups of 64), Q/dO buffers, dQ
-#: buffers, consumer warps, and the register cap of the whole program (12 warps: the
-#: consumers' 8 and a warp group holding the two workers).
-BLOCK_M, BLOCK_N, STAGES, DQ_BUFS, NUM_WARPS, MAXNREG = 64, 128, 2, 1, 8, 168
+#: Query rows per step, Q/dO buffers, dQ buffers.
+BLOCK_M, STAGES, DQ_BUFS = 64, 2, 1
+#: By head dim: key rows per program, consumer warps (a warp group per 64 key rows), and
+#: the register cap of the whole program, whose workers take a warp group of their own.
+#: D=128: 12 warps at 168, the consumers get 240. D=64: 8 warps at 128, two programs an SM
+#: (their shared memory fits too), the consumers get 232.
+TILES = {128: (128, 8, 168), 64: (64, 4, 128)}
+#: Key rows of the widest tile (the layout block must be a multiple of it).
+BLOCK_N = 128
 #: Rows of the delta kernel's programs.
 DELTA_ROWS = 64
 
@@ -356,7 +361,8 @@ def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor,
             or (fused == "auto" and q.shape[-1] != 128) or not scheduled
             or q.shape[2] % layout_block or torch.are_deterministic_algorithms_enabled()):
         return False
-    return hopper.inputs_fit((q, k, v, do), layout_block, (BLOCK_M, BLOCK_N), dropout_p,
+    block_n = TILES.get(q.shape[-1], (BLOCK_N,))[0]
+    return hopper.inputs_fit((q, k, v, do), layout_block, (BLOCK_M, block_n), dropout_p,
                              has_padding)
 
 
@@ -374,13 +380,14 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
     them."""
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
+    block_n, warps, maxnreg = TILES[D]
     delta = _DELTA.bind((triton.cdiv(N, DELTA_ROWS), B * H), (),
                         (*o.stride()[:3], *do.stride()[:3], H, N), D=D, BLOCK_M=DELTA_ROWS)
     fused = _KERNEL.bind(
-        (programs * (layout_block // BLOCK_N), kv_groups), (q.dtype,),
+        (programs * (layout_block // block_n), kv_groups), (q.dtype,),
         (H, H_kv, N, Nk, num_kv_blocks, sched_heads, H // H_kv, q_slots),
-        LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
-        DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, num_warps=NUM_WARPS, maxnreg=MAXNREG)
+        LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=block_n, D=D, STAGES=STAGES,
+        DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, num_warps=warps, maxnreg=maxnreg)
     return delta, fused
 
 
@@ -390,11 +397,12 @@ def backward(bound, q, k, v, do, o, lse, delta, dq, dk, dv, col_idx, col_part_id
     float32; it also zeroes a float32 dQ accumulator), then the fused kernel; then dQ cast
     into ``dq``. Writes ``dq``, ``dk``, ``dv`` and the workspace of split columns."""
     B, H, N, D = q.shape
+    block_n = TILES[D][0]
     dq_acc = torch.empty(B * H * N, D, dtype=torch.float32, device=q.device)
     bound[0]((o, do, delta, dq_acc), ())
     descriptor = hopper.descriptor
     bound[1]((dk, dv, col_idx, col_part_idx, col_part_code, col_sched, ws_dk, ws_dv),
-             (descriptor(q, BLOCK_M), descriptor(k, BLOCK_N), descriptor(v, BLOCK_N),
+             (descriptor(q, BLOCK_M), descriptor(k, block_n), descriptor(v, block_n),
               descriptor(do, BLOCK_M), descriptor(dq_acc, BLOCK_M),
               descriptor(lse.view(-1, BLOCK_M), 1), descriptor(delta.view(-1, BLOCK_M), 1),
               qk_scale, sm_scale))
