@@ -1,5 +1,5 @@
-"""Session 19: the library's backward (D=128, or --head-dim 64) with the fused kernel's variants
-two-kernel backward, alternating, in one process.
+"""Session 19: the library's backward with the fused kernel's variants against the
+two-kernel backward, alternating, in one process (D=128, or D=64 with --head-dim 64).
 
     python benchmarks/sessions/s19_fused_ab.py [--quick] [--head-dim 64]
 
