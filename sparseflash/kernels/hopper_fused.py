@@ -5,12 +5,12 @@ products per (query tile, key tile) pair: the dQ kernel computes S and dP again.
 kernel does FlashAttention-2's five and adds each tile's ``dQ = dS K`` into a float32
 accumulator with TMA reductions (``cp.reduce.async.bulk.tensor``), as FlashAttention-3's
 backward does (Shah et al., 2024). It runs on the column schedule of
-``hopper_backward.hopper_dkdv_kernel`` (one program per (key tile of 128 rows, kv head
-group), every query head of its GQA group walked in one loop, split columns to the
-workspace) in three partitions (``gl.warp_specialize``):
+``hopper_backward.hopper_dkdv_kernel`` (one program per (key tile, kv head group), every
+query head of its GQA group walked in one loop, split columns to the workspace) in three
+partitions (``gl.warp_specialize``):
 
-* the consumers (the kernel's 8 warps, two warp groups of 64 key rows each): per query
-  tile ``S^T = K Q^T`` and ``dP^T = V dO^T`` issued together, ``P^T`` from registers into
+* the consumers (the kernel's warps, a warp group per 64 key rows: two at D=128): per
+  query tile ``S^T = K Q^T`` and ``dP^T = V dO^T`` issued together, ``P^T`` from registers into
   ``dV += P^T dO``, ``dS^T`` (scaled by the softmax scale) once to shared memory as the
   left operand of both ``dQ_tile = dS K`` and ``dK += dS^T Q``; dQ's tile goes to a
   float32 buffer and the warps move on;
@@ -20,14 +20,16 @@ workspace) in three partitions (``gl.warp_specialize``):
   backward against the consumers loading them from global memory);
 * the dQ adder (1 warp): each buffer added into the accumulator, then handed back.
 
-The workers keep 24 registers a thread and the consumers get 240 (``maxnreg`` 168 over 12
-warps). Serial, the same five products lost to the two kernels (NOTES v19: the waits for
-each reduction and copy sat on the loop's critical path, and at D=128 it spilled). Warp
+The workers keep 24 registers a thread and the consumers get the rest (:data:`TILES`).
+Serial, the same five products lost to the two kernels (NOTES v19: the waits for each
+reduction and copy sat on the loop's critical path, and at D=128 it spilled). Warp
 specialised, on an H200 at D=128 (N=16K, 16 heads, bf16) the backward took 11.7-12.1 ms
 where the two kernels took 12.8-13.1 (dense) and 0-6% less on the sparse layouts, whose
 time the delta kernel (which zeroes 4 bytes a dQ element) and dQ's cast weigh on, before
-the two changes of NOTES v21 took another 5-8% off (dense 10.9-11.0 ms); at D=64 it
-measured slower (``benchmarks/sessions/s19_fused_ab.py``, ``s19-call2.sh``).
+the two changes of NOTES v21 took another 5-8% off (dense 10.9-11.0 ms). At D=64, on
+64 x 64 tiles with two programs an SM, it measured from 16% faster (causal) to 9% slower
+(``local(3)``) by layout, so by default it runs at D=128 only
+(``benchmarks/sessions/s19_fused_ab.py``, ``s19-call13.sh``).
 
 dQ's sum runs in whatever order the programs' reductions land, so it is not bitwise
 reproducible; with ``torch.use_deterministic_algorithms(True)`` :func:`usable` says no
