@@ -354,10 +354,10 @@ def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor,
     dQ and dK/dV kernels. Where ``hopper_backward.usable`` could run its dK/dV kernel (an
     sm_90 GPU, float16 or bfloat16, no dropout or key padding, the column schedule, a
     query length that is a multiple of the layout block, contiguous inputs, Gluon not
-    turned off), with a layout block that 128 divides, and unless PyTorch is asked for
-    deterministic algorithms (dQ's sum order varies). ``SPARSEFLASH_FUSED_BACKWARD``:
-    ``auto`` (the default) at D=128, where it measured faster (module docstring); ``1``
-    at D=64 as well; ``0`` never."""
+    turned off), with a layout block that the key tile (:data:`TILES`) divides, and unless
+    PyTorch is asked for deterministic algorithms (dQ's sum order varies).
+    ``SPARSEFLASH_FUSED_BACKWARD``: ``auto`` (the default) at D=128, where it measured
+    faster (module docstring); ``1`` at D=64 as well; ``0`` never."""
     fused = choice()
     if (fused == "0" or hopper.gluon_choice() == "0"
             or (fused == "auto" and q.shape[-1] != 128) or not scheduled
