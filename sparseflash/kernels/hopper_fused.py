@@ -55,8 +55,6 @@ BLOCK_M, STAGES, DQ_BUFS = 64, 2, 1
 #: D=128: 12 warps at 168, the consumers get 240. D=64: 8 warps at 128, two programs an SM
 #: (their shared memory fits too), the consumers get 232.
 TILES = {128: (128, 8, 168), 64: (64, 4, 128)}
-#: Key rows of the widest tile (the layout block must be a multiple of it).
-BLOCK_N = 128
 #: Rows of the delta kernel's programs.
 DELTA_ROWS = 64
 
@@ -114,13 +112,19 @@ if AVAILABLE:
         return (start_n // BLOCK_M) % n_col
 
     @gluon.jit
+    def _column_tile(t, rot, n_col):
+        """Which of its column's ``n_col`` tiles the walk's step ``t`` takes: the column
+        from tile ``rot`` on, once for each head of the GQA group."""
+        return (t % n_col + rot) % n_col
+
+    @gluon.jit
     def _walk_row(FULL_IDX, PART_IDX, t, rot, n_col, n_full, full_start, part_start, q_row0,
                   N, LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr,
                   HAS_PARTIAL: gl.constexpr):
         """Row (in the (B*H*N, D) view) of the walk's tile ``t``: the column's tile
         ``(t + rot) % n_col`` of the group's head ``t // n_col``. Each partition derives it
         from the table itself rather than receive it."""
-        q_start = _query_tile(FULL_IDX, PART_IDX, (t % n_col + rot) % n_col, n_full,
+        q_start = _query_tile(FULL_IDX, PART_IDX, _column_tile(t, rot, n_col), n_full,
                               full_start, part_start, True, LAYOUT_BLOCK, BLOCK_M,
                               HAS_PARTIAL)
         return q_row0 + (t // n_col) * N + q_start
@@ -219,10 +223,10 @@ if AVAILABLE:
             dk = warpgroup_mma_init(dk)
             for t in range(n_walk):
                 slot = t % STAGES
-                j = (t % n_col + rot) % n_col
+                j = _column_tile(t, rot, n_col)
                 if HAS_PARTIAL:
                     tile_start = q_start
-                    q_start = _query_tile(FULL_IDX, PART_IDX, ((t + 1) % n_col + rot) % n_col,
+                    q_start = _query_tile(FULL_IDX, PART_IDX, _column_tile(t + 1, rot, n_col),
                                           n_full, full_start, part_start, t + 1 < n_walk,
                                           LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
                 mbarrier.wait(ready.index(slot), (t // STAGES) & 1)
@@ -359,13 +363,12 @@ def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor,
     ``SPARSEFLASH_FUSED_BACKWARD``: ``auto`` (the default) at D=128, where it measured
     faster (module docstring); ``1`` at D=64 as well; ``0`` never."""
     fused = choice()
-    if (fused == "0" or hopper.gluon_choice() == "0"
+    if (fused == "0" or hopper.gluon_choice() == "0" or q.shape[-1] not in TILES
             or (fused == "auto" and q.shape[-1] != 128) or not scheduled
             or q.shape[2] % layout_block or torch.are_deterministic_algorithms_enabled()):
         return False
-    block_n = TILES.get(q.shape[-1], (BLOCK_N,))[0]
-    return hopper.inputs_fit((q, k, v, do), layout_block, (BLOCK_M, block_n), dropout_p,
-                             has_padding)
+    return hopper.inputs_fit((q, k, v, do), layout_block, (BLOCK_M, TILES[q.shape[-1]][0]),
+                             dropout_p, has_padding)
 
 
 _DELTA = fastlaunch.Kernel(delta_kernel)
