@@ -142,6 +142,39 @@ def _check_gluon_kernel(module, launcher, name, case, dtype, monkeypatch):
     assert calls, f"{name} did not run"
 
 
+# The warp-specialised ping-pong forward (kernels.hopper_pingpong; the Gluon forward's
+# kernel at D=128 by default): runs and table walks, causal diagonals and ragged ends,
+# GQA with a split global row, a per-head layout, a key length other than the query
+# length; and once at D=64 (SPARSEFLASH_PINGPONG=1). The backward runs on its output.
+PINGPONG_CASES = [c for c in GLUON_CASES if c[6] == 128] + [
+    ("local(1) | global(1)", 2, 4, 2, 4096, 4096, 128, 128, False),
+    ("dense", 1, 2, 2, 1024, 2000, 128, 128, False),
+    ("per_head(local(1), causal)", 1, 2, 2, 1024, 1024, 128, 128, False),
+    ("causal | global(1)", 1, 4, 4, 1000, 1000, 64, 128, False),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("case", PINGPONG_CASES, ids=[c[0] + f"-D{c[6]}" for c in PINGPONG_CASES])
+def test_pingpong_forward_against_float64(case, dtype, monkeypatch):
+    from sparseflash.kernels import hopper_pingpong, launch
+    monkeypatch.setenv("SPARSEFLASH_PINGPONG", "1" if case[6] != 128 else "auto")
+    launch.clear_plans()  # bind_forward runs when a plan is made
+    _check_gluon_kernel(hopper_pingpong, "bind_forward", "the ping-pong forward", case, dtype,
+                        monkeypatch)
+
+
+@pytest.mark.parametrize("case", [c for c in GLUON_CASES if c[6] == 128],
+                         ids=[c[0] for c in GLUON_CASES if c[6] == 128])
+def test_serial_gluon_forward_at_d128_against_float64(case, monkeypatch):
+    """SPARSEFLASH_PINGPONG=0: the D=128 cases through hopper's own kernel."""
+    from sparseflash.kernels import hopper_pingpong
+    monkeypatch.setenv("SPARSEFLASH_PINGPONG", "0")
+    monkeypatch.setattr(hopper_pingpong, "bind_forward",
+                        lambda *a: pytest.fail("the ping-pong forward ran"))
+    test_gluon_forward_against_float64(case, torch.bfloat16, monkeypatch)
+
+
 # The same D=64 cases through the Triton forward (SPARSEFLASH_GLUON=0): on sm_90 GPUs the
 # Gluon kernel takes them by default.
 TRITON_D64_CASES = [c for c in GLUON_CASES if c[6] == 64]
@@ -186,11 +219,15 @@ def test_gluon_forward_choice(monkeypatch):
     def usable(q, block=128, dropout=0.0, padding=False, partial=False):
         return hopper.usable(q, q, q, block, dropout, padding, partial)
 
-    monkeypatch.delenv("SPARSEFLASH_GLUON", raising=False)  # auto: all but D=128 partial
+    monkeypatch.delenv("SPARSEFLASH_GLUON", raising=False)  # auto: everywhere it can run
+    monkeypatch.delenv("SPARSEFLASH_PINGPONG", raising=False)
     assert usable(q64) is on
     assert usable(q64, partial=True) is on
     assert usable(q128) is on
+    assert usable(q128, partial=True) is on
+    monkeypatch.setenv("SPARSEFLASH_PINGPONG", "0")  # hopper's kernel: not D=128 partial
     assert usable(q128, partial=True) is False
+    monkeypatch.delenv("SPARSEFLASH_PINGPONG")
     monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
     assert usable(q128, partial=True) is on
     assert usable(q64, dropout=0.1) is False

@@ -1,6 +1,6 @@
-"""The Gluon kernels of sm_90 GPUs (the forward of ``sparseflash.kernels.hopper``, the dK/dV
-kernel of ``hopper_backward``, the fused backward of ``hopper_fused``) compiled for sm_90
-on this machine, no GPU needed.
+"""The Gluon kernels of sm_90 GPUs (the forwards of ``sparseflash.kernels.hopper`` and
+``hopper_pingpong``, the dK/dV kernel of ``hopper_backward``, the fused backward of
+``hopper_fused``) compiled for sm_90 on this machine, no GPU needed.
 
 Gluon has no interpreter, so CI cannot run the kernel; compiling it catches what a new
 Triton breaks (Gluon is experimental and renames its API: ``async_copy_global_to_shared``
@@ -23,7 +23,7 @@ import weakref
 import pytest
 import torch
 
-from sparseflash.kernels import hopper, hopper_backward, hopper_fused
+from sparseflash.kernels import hopper, hopper_backward, hopper_fused, hopper_pingpong
 
 try:
     import triton
@@ -65,6 +65,31 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16):
         warnings.simplefilter("ignore")
         return triton.compile(GluonASTSource(kernel, sig, consts),
                               target=GPUTarget("cuda", 90, 128), options=options)
+
+
+def _compile_pingpong(d, row_runs, has_partial, dtype=torch.bfloat16):
+    """triton.compile of the ping-pong forward for sm_90, as ``hopper_pingpong.bind_forward``
+    launches it (with its register cap)."""
+    p = hopper_pingpong
+    kernel = p.pingpong_forward_kernel
+    sig = {name: "constexpr" for name in kernel.arg_names}
+    for name, rows in (("q_desc", p.BLOCK_M), ("k_desc", p.BLOCK_N), ("v_desc", p.BLOCK_N),
+                       ("o_desc", p.BLOCK_M)):
+        desc = hopper.descriptor(torch.empty(4096, d, dtype=dtype), rows)
+        sig[name] = native_specialize_impl(BaseBackend, desc, False, True, True)[0]
+    sig.update(O="*bf16" if dtype == torch.bfloat16 else "*fp16", LSE="*fp32",
+               FULL_IDX="*i32", PART_IDX="*i32", PART_CODE="*i8", SCHED="*i32",
+               WS_O="*fp32", WS_LSE="*fp32", qk_scale="fp32")
+    for name in ("stride_ob", "stride_oh", "stride_on", "H", "H_KV", "N", "Nk",
+                 "NUM_Q_BLOCKS", "LAYOUT_HEADS", "WS_SLOTS"):
+        sig[name] = "i32"
+    consts = dict(LAYOUT_BLOCK=128, STAGES=p.STAGES, ROW_RUNS=row_runs,
+                  HAS_PARTIAL=has_partial, TMA_STORE=hopper.TMA_STORE, num_warps=p.NUM_WARPS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return triton.compile(GluonASTSource(kernel, sig, consts),
+                              target=GPUTarget("cuda", 90, 128),
+                              options=dict(num_warps=p.NUM_WARPS, maxnreg=p.MAXNREG))
 
 
 def _compile_dkdv(d, has_partial, dtype=torch.bfloat16):
@@ -143,10 +168,12 @@ def _ptxas_serialises(ptx: str):
 
 
 def _summary(kind, d, flag_a, flag_b, dtype):
-    """What the tests read of one compiled variant (forward: row runs, partial blocks;
-    dK/dV: partial blocks)."""
+    """What the tests read of one compiled variant (forwards: row runs, partial blocks;
+    dK/dV and fused: partial blocks)."""
     if kind == "forward":
         compiled = _compile(d, flag_a, flag_b, dtype)
+    elif kind == "pingpong":
+        compiled = _compile_pingpong(d, flag_a, flag_b, dtype)
     elif kind == "dkdv":
         compiled = _compile_dkdv(d, flag_b, dtype)
     else:
@@ -168,7 +195,12 @@ JOBS = ([("forward", *v, torch.bfloat16) for v in VARIANTS]
            ("dkdv", 64, False, True, torch.bfloat16), ("dkdv", 128, False, True, torch.float16)])
 JOBS += [("fused", 128, False, False, torch.bfloat16), ("fused", 128, False, True, torch.bfloat16),
          ("fused", 64, False, True, torch.float16)]
+# The ping-pong forward: run walks (dense), table walks with partial blocks (causal), fp16.
+JOBS += [("pingpong", 128, True, False, torch.bfloat16),
+         ("pingpong", 128, False, True, torch.bfloat16),
+         ("pingpong", 128, True, True, torch.float16)]
 FORWARD_JOBS = [job[1:] for job in JOBS if job[0] == "forward"]
+PINGPONG_JOBS = [job[1:] for job in JOBS if job[0] == "pingpong"]
 FUSED_JOBS = [(job[1], job[3], job[4]) for job in JOBS if job[0] == "fused"]
 DKDV_JOBS = [(job[1], job[3], job[4]) for job in JOBS if job[0] == "dkdv"]
 
@@ -200,6 +232,19 @@ def test_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, dtype):
         # Two programs an SM: their shared memory fits, and registers are capped at 128.
         assert 2 * (rec["shared"] + SM90_RESERVED_BYTES) <= 228 * 1024
         assert rec["maxnreg_128"]
+
+
+@pytest.mark.parametrize("d, row_runs, has_partial, dtype", PINGPONG_JOBS)
+def test_pingpong_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, dtype):
+    rec = compiled[("pingpong", d, row_runs, has_partial, str(dtype))]
+    assert rec["wgmma"] and rec["tma"]
+    assert rec["serialized"] is not True, "ptxas serialised the ping-pong forward's wgmma"
+    # Three K/V stages and two Q tiles fit one program an SM; the loader's warp group
+    # gives its registers back down to 24, the two consumer warp groups take 240 each
+    # (the others are the idle workers' and the kernel's own before and after the split).
+    assert rec["shared"] + SM90_RESERVED_BYTES <= 228 * 1024
+    counts = {int(n) for _, n in rec["setmaxnreg"]}
+    assert {240, 24} <= counts and max(counts) <= 256, rec["setmaxnreg"]
 
 
 @pytest.mark.parametrize("d, has_partial, dtype", DKDV_JOBS)

@@ -274,6 +274,9 @@ def test_launch_plans_follow_strides_batch_and_settings(monkeypatch):
     monkeypatch.setenv("SPARSEFLASH_FUSED_BACKWARD", "0")
     check_attention(q, k, v, pattern, backend="triton", block=block)
     assert len(launch._PLANS) == 12
+    monkeypatch.setenv("SPARSEFLASH_PINGPONG", "0")
+    check_attention(q, k, v, pattern, backend="triton", block=block)
+    assert len(launch._PLANS) == 14
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
@@ -304,3 +307,19 @@ def test_fused_backward_setting(monkeypatch):
     monkeypatch.setenv("SPARSEFLASH_FUSED_BACKWARD", "yes")
     with pytest.raises(ValueError, match="SPARSEFLASH_FUSED_BACKWARD"):
         hopper_fused.choice()
+
+
+def test_pingpong_forward_setting(monkeypatch):
+    """``SPARSEFLASH_PINGPONG`` takes auto (the ping-pong kernel at D=128), 1 (at D=64 too)
+    or 0 (never)."""
+    from sparseflash.kernels import hopper_pingpong
+    monkeypatch.delenv("SPARSEFLASH_PINGPONG", raising=False)
+    available = hopper_pingpong.AVAILABLE
+    assert (hopper_pingpong.chosen(128), hopper_pingpong.chosen(64)) == (available, False)
+    monkeypatch.setenv("SPARSEFLASH_PINGPONG", "1")
+    assert (hopper_pingpong.chosen(128), hopper_pingpong.chosen(64)) == (available, available)
+    monkeypatch.setenv("SPARSEFLASH_PINGPONG", "0")
+    assert (hopper_pingpong.chosen(128), hopper_pingpong.chosen(64)) == (False, False)
+    monkeypatch.setenv("SPARSEFLASH_PINGPONG", "yes")
+    with pytest.raises(ValueError, match="SPARSEFLASH_PINGPONG"):
+        hopper_pingpong.chosen(128)

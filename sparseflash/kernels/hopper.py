@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import os
+from typing import NamedTuple
 
 import torch
 
@@ -351,8 +352,11 @@ def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout_block: int,
     decides: ``auto`` (the default) everywhere but at D=128 on layouts with partial
     blocks (``has_partial``: causal diagonals, ragged ends), where the Triton forward
     measured 2.5% faster (module docstring); ``1`` everywhere it can; ``0`` never."""
+    from . import hopper_pingpong  # (it imports this module)
+
     choice = gluon_choice()
-    if choice == "0" or (choice == "auto" and q.shape[-1] == 128 and has_partial):
+    if choice == "0" or (choice == "auto" and q.shape[-1] == 128 and has_partial
+                         and not hopper_pingpong.chosen(128)):
         return False
     return inputs_fit((q, k, v), layout_block, (BLOCK_M, BLOCK_N), dropout_p, has_padding)
 
@@ -440,25 +444,40 @@ if AVAILABLE:
     _KERNEL = fastlaunch.Kernel(hopper_forward_kernel)
 
 
+class BoundForward(NamedTuple):
+    """A bound Gluon forward: the launch, and the rows of its q and o descriptors' tiles."""
+    launch: "fastlaunch.Launch"
+    q_rows: int
+
+
 def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
-                 row_runs, has_partial) -> "fastlaunch.Launch":
-    """:func:`hopper_forward_kernel` bound to these shapes, on ``programs`` schedule entries
+                 row_runs, has_partial) -> BoundForward:
+    """The Gluon forward bound to these shapes, on ``programs`` schedule entries
     (``launch.forward`` checked :func:`usable` and keeps the result for calls of the same
-    shapes); :func:`forward` launches it."""
+    shapes); :func:`forward` launches it. At the head dims ``hopper_pingpong.chosen``
+    names (D=128 by default) that is its warp-specialised kernel, elsewhere
+    :func:`hopper_forward_kernel`."""
+    from . import hopper_pingpong  # (it imports this module)
+
     B, H, N, D = q.shape
+    args = (q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
+            row_runs, has_partial)
+    if hopper_pingpong.chosen(D):
+        return BoundForward(hopper_pingpong.bind_forward(*args), hopper_pingpong.BLOCK_M)
     H_kv, Nk = k.shape[1], k.shape[2]
-    return _KERNEL.bind(
+    launch = _KERNEL.bind(
         (programs * (layout_block // BLOCK_M), groups), (q.dtype,),
         (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots),
         LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
         ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, TMA_STORE=TMA_STORE, num_warps=NUM_WARPS,
         **compile_options(D))
+    return BoundForward(launch, BLOCK_M)
 
 
-def forward(bound, q, k, v, o, lse, full_idx, part_idx, part_code, sched, ws_o, ws_lse,
-            qk_scale):
+def forward(bound: BoundForward, q, k, v, o, lse, full_idx, part_idx, part_code, sched, ws_o,
+            ws_lse, qk_scale):
     """Launch ``bound`` (:func:`bind_forward`): writes ``o``, ``lse`` and the workspace of
     split rows."""
-    bound((o, lse, full_idx, part_idx, part_code, sched, ws_o, ws_lse),
-          (descriptor(q, BLOCK_M), descriptor(k, BLOCK_N), descriptor(v, BLOCK_N),
-           descriptor(o, BLOCK_M), qk_scale))
+    bound.launch((o, lse, full_idx, part_idx, part_code, sched, ws_o, ws_lse),
+                 (descriptor(q, bound.q_rows), descriptor(k, BLOCK_N), descriptor(v, BLOCK_N),
+                  descriptor(o, bound.q_rows), qk_scale))

@@ -268,12 +268,13 @@ def _on_tensors_device(launcher):
 
 def _settings() -> tuple:
     """The settings the launchers' choices read (``hopper.gluon_choice``,
-    ``hopper_fused.choice``, :func:`_use_tma`, :func:`index_regs`, and whether PyTorch asks
-    for deterministic algorithms): part of every plan's key, so that a changed setting
-    takes effect on the next call."""
+    ``hopper_pingpong.choice``, ``hopper_fused.choice``, :func:`_use_tma`,
+    :func:`index_regs`, and whether PyTorch asks for deterministic algorithms): part of
+    every plan's key, so that a changed setting takes effect on the next call."""
     get = os.environ.get
     return (get("SPARSEFLASH_GLUON"), get("SPARSEFLASH_TMA"), get("SPARSEFLASH_INDEX_REGS"),
-            get("SPARSEFLASH_FUSED_BACKWARD"), torch.are_deterministic_algorithms_enabled())
+            get("SPARSEFLASH_FUSED_BACKWARD"), get("SPARSEFLASH_PINGPONG"),
+            torch.are_deterministic_algorithms_enabled())
 
 
 def _aligned(*tensors: torch.Tensor) -> bool:

@@ -1,0 +1,372 @@
+"""The D=128 forward on Hopper GPUs: warp-specialised, two warp groups in ping-pong.
+
+Same schedule, tables, masks and outputs as ``hopper.hopper_forward_kernel``, whose
+helpers it shares; what differs is who does what. A program's 128 query rows are two
+tiles of 64, each its own partition of one warp group (``gl.warp_specialize``), and a
+third partition of one warp copies Q once and every K/V tile into a ring of
+:data:`STAGES` buffers (reading the table as it issues the copies). With the copies gone
+from the consumers, they get 240 registers a thread (``setmaxnreg``), enough for
+FlashAttention-3's two overlaps (Shah et al., 2024):
+
+* within a warp group, tile j's scores ``Q K_j^T`` are issued before tile j-1's ``P V``,
+  and the softmax of tile j runs while ``P V`` is in flight;
+* between the two, each warp group issues its round of MMAs only after the other has
+  issued its own (two mbarriers, :func:`_wait_turn` and :func:`_pass_turn`), so that one's
+  softmax runs under the other's MMAs.
+
+A K/V slot goes back to the loader once both warp groups' ``P V`` products have read it
+(its barrier counts two arrivals); with the warp groups as separate partitions, releasing
+it synchronises one warp group, not both.
+
+On an H200 (N = 16K, 16 heads, bf16, dense; ``benchmarks/sessions/s20_ws_fwd.py``,
+NOTES v22) the probe of this kernel ran at 607-619 TFLOP/s where ``hopper``'s kernel ran
+at 517 and cuDNN at 611-617; without ping-pong 557-574, with one partition for both warp
+groups (each slot released in step) 491-520. At D=64 ``hopper``'s kernel, at two programs
+an SM, stays faster (479 against 437-463), so :func:`chosen` takes this one at D=128.
+"""
+
+from __future__ import annotations
+
+import os
+
+from . import fastlaunch, hopper
+from .common import (ENTRY_FULL_END, ENTRY_FULL_START, ENTRY_PARTIAL_END, ENTRY_PARTIAL_START,
+                     ENTRY_SLOT)
+
+AVAILABLE = hopper.AVAILABLE
+
+#: Query rows per warp group (two a program), key rows per tile, K/V buffers.
+BLOCK_M, BLOCK_N, STAGES = 64, 128, 3
+#: Warps of the kernel's own partition (warp group 0; the other two are workers).
+NUM_WARPS = 4
+#: Registers a thread, the cap of the whole program (12 warps: three warp groups, the
+#: loader's padded). The kernel asks 240 for the worker warp group and 24 for the loader;
+#: Triton gives its own partition what they leave (240 as well).
+MAXNREG = 168
+
+if AVAILABLE:
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as gl
+    from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier,
+                                                                  tma, warpgroup_mma,
+                                                                  warpgroup_mma_wait)
+
+    from .hopper import _coords, _issue_kv, _partial_mask, _softmax_step, tma_load, tma_store
+
+    @gluon.jit
+    def _walk(entry, LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr,
+              HAS_PARTIAL: gl.constexpr):
+        """The schedule entry's walk: first full block in the table, key tiles of full
+        blocks, first partial block, key tiles in all."""
+        SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
+        full_start = gl.load(entry + ENTRY_FULL_START)
+        n_full = (gl.load(entry + ENTRY_FULL_END) - full_start) * SUB
+        if HAS_PARTIAL:
+            part_start = gl.load(entry + ENTRY_PARTIAL_START)
+            n_tiles = n_full + (gl.load(entry + ENTRY_PARTIAL_END) - part_start) * SUB
+        else:
+            part_start = 0
+            n_tiles = n_full
+        return full_start, n_full, part_start, n_tiles
+
+    @gluon.jit
+    def _loader(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar, k_ready,
+                v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O,
+                WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
+                NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, LAYOUT_BLOCK: gl.constexpr,
+                ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
+        """One warp: the program's two Q tiles, then each K/V tile into the slot both
+        warp groups released."""
+        BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
+        BLOCK_N: gl.constexpr = k_desc.block_type.shape[0]
+        STAGES: gl.constexpr = k_smem.shape[0]
+        entry, b, h, q_block, q_start = _coords(SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
+                                                LAYOUT_BLOCK, 2 * BLOCK_M)
+        full_start, n_full, part_start, n_tiles = _walk(entry, LAYOUT_BLOCK, BLOCK_N,
+                                                        HAS_PARTIAL)
+        k_row0 = (b * H_KV + h // (H // H_KV)) * Nk
+        if ROW_RUNS:
+            run_offset = gl.load(FULL_IDX + full_start, mask=n_full > 0, other=0) * LAYOUT_BLOCK
+        else:
+            run_offset = 0
+        mbarrier.expect(q_bar, 2 * q_desc.block_type.nbytes)
+        for i in gl.static_range(2):
+            tma_load(q_desc, [(b * H + h) * N + q_start + i * BLOCK_M, 0], q_bar,
+                     q_smem.index(i))
+        for t in range(n_tiles):
+            # A barrier starts in phase 0: the first wait, on the other parity, passes.
+            mbarrier.wait(empty.index(t % STAGES), ((t // STAGES) & 1) ^ 1)
+            _issue_kv(k_desc, v_desc, k_smem, v_smem, k_ready, v_ready, FULL_IDX, PART_IDX, t,
+                      n_full, n_tiles, full_start, part_start, run_offset, k_row0,
+                      LAYOUT_BLOCK, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL)
+
+    @gluon.jit
+    def _wait_turn(turn, WG: gl.constexpr, r):
+        """Before warp group WG issues its MMAs of round ``r``: warp group 0 waits for
+        warp group 1's round r-1 (its round 0 does not wait), warp group 1 for warp group
+        0's round r."""
+        if WG == 0:
+            mbarrier.wait(turn.index(0), (r & 1) ^ 1)
+        else:
+            mbarrier.wait(turn.index(1), r & 1)
+
+    @gluon.jit
+    def _pass_turn(turn, WG: gl.constexpr):
+        """After warp group WG issued its round: the other may issue its own."""
+        mbarrier.arrive(turn.index(1 - WG), count=1)
+
+    @gluon.jit
+    def _masked(s, j, n_full, part_start, PART_IDX, PART_CODE, q_start, Nk,
+                LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+                s_layout: gl.constexpr):
+        """Scores ``s`` of tile j, a partial block's, with its mask's leftouts at -inf."""
+        SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
+        listed = part_start + (j - n_full) // SUB
+        key_start = gl.load(PART_IDX + listed) * LAYOUT_BLOCK + (j % SUB) * BLOCK_N
+        return _partial_mask(s, gl.load(PART_CODE + listed), q_start, key_start, Nk, BLOCK_M,
+                             BLOCK_N, s_layout)
+
+    @gluon.jit
+    def _step(acc, p, m_i, l_i, j, WG: gl.constexpr, q_smem, k_smem, v_smem, k_ready,
+              v_ready, empty, turn, zero_s, n_full, part_start, PART_IDX, PART_CODE, q_start,
+              Nk, qk_scale, LAYOUT_BLOCK: gl.constexpr, MASKED: gl.constexpr,
+              s_layout: gl.constexpr, o_layout: gl.constexpr, p_layout: gl.constexpr):
+        """Round j of warp group WG: tile j's scores and tile j-1's ``P V`` issued
+        (``MASKED``: tile j is a partial block's), tile j's softmax while ``P V`` runs, then
+        tile j-1's slot released. Returns the new ``acc, p, m_i, l_i``."""
+        STAGES: gl.constexpr = k_smem.shape[0]
+        BLOCK_N: gl.constexpr = k_smem.shape[1]
+        BLOCK_M: gl.constexpr = zero_s.shape[0]
+        slot = j % STAGES
+        prev = (j - 1) % STAGES
+        _wait_turn(turn, WG, j)
+        mbarrier.wait(k_ready.index(slot), (j // STAGES) & 1)
+        s = warpgroup_mma(q_smem.index(WG), k_smem.index(slot).permute((1, 0)), zero_s,
+                          use_acc=False, is_async=True)
+        mbarrier.wait(v_ready.index(prev), ((j - 1) // STAGES) & 1)
+        acc = warpgroup_mma(p, v_smem.index(prev), acc, is_async=True)
+        _pass_turn(turn, WG)
+        # The scores were issued first: waiting for all but one group leaves P V running.
+        s = warpgroup_mma_wait(num_outstanding=1, deps=(s,))
+        if MASKED:
+            s = _masked(s, j, n_full, part_start, PART_IDX, PART_CODE, q_start, Nk,
+                        LAYOUT_BLOCK, BLOCK_M, BLOCK_N, s_layout)
+        p_next, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, MASKED)
+        acc, p = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))
+        mbarrier.arrive(empty.index(prev), count=1)
+        acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
+        p = gl.convert_layout(p_next.to(q_smem.dtype), p_layout)
+        return acc, p, m_i, l_i
+
+    @gluon.jit
+    def _consume(WG: gl.constexpr, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem,
+                 q_bar, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE,
+                 SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N,
+                 Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, LAYOUT_BLOCK: gl.constexpr,
+                 ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
+        """Warp group WG (query rows ``WG * BLOCK_M`` on of the program's tile): the
+        online softmax over the walk's key tiles, then its rows of O and LSE (or of a
+        split row's workspace) stored, as ``hopper.hopper_forward_kernel`` stores them."""
+        BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
+        D: gl.constexpr = q_desc.block_type.shape[1]
+        BLOCK_N: gl.constexpr = k_desc.block_type.shape[0]
+        STAGES: gl.constexpr = k_smem.shape[0]
+        dtype: gl.constexpr = q_desc.dtype
+        s_layout: gl.constexpr = gl.NVMMADistributedLayout(
+            version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, BLOCK_N, 16])
+        o_layout: gl.constexpr = gl.NVMMADistributedLayout(
+            version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, D, 16])
+        p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout,
+                                                     k_width=2)
+        rows_s: gl.constexpr = gl.SliceLayout(1, s_layout)
+        rows_o: gl.constexpr = gl.SliceLayout(1, o_layout)
+
+        entry, b, h, q_block, q_start = _coords(SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
+                                                LAYOUT_BLOCK, 2 * BLOCK_M)
+        q_start += WG * BLOCK_M
+        full_start, n_full, part_start, n_tiles = _walk(entry, LAYOUT_BLOCK, BLOCK_N,
+                                                        HAS_PARTIAL)
+        zero_s = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
+        acc = gl.zeros([BLOCK_M, D], gl.float32, o_layout)
+        m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, rows_s)
+        l_i = gl.zeros([BLOCK_M], gl.float32, rows_s)
+        mbarrier.wait(q_bar, 0)
+        if n_tiles > 0:  # a row with no key block skips to the epilogue (O = 0)
+            # Round 0: tile 0's scores alone.
+            _wait_turn(turn, WG, 0)
+            mbarrier.wait(k_ready.index(0), 0)
+            s = warpgroup_mma(q_smem.index(WG), k_smem.index(0).permute((1, 0)), zero_s,
+                              use_acc=False, is_async=True)
+            _pass_turn(turn, WG)
+            s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
+            if HAS_PARTIAL:
+                if n_full == 0:
+                    s = _masked(s, 0, n_full, part_start, PART_IDX, PART_CODE, q_start, Nk,
+                                LAYOUT_BLOCK, BLOCK_M, BLOCK_N, s_layout)
+            p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, HAS_PARTIAL)
+            p = gl.convert_layout(p.to(dtype), p_layout)
+            # Full tiles, then partial ones (the mask and the -inf guard stay out of the
+            # full tiles' loop; after a full tile 0 no row is at -inf).
+            for j in range(1, n_full):
+                acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, WG, q_smem, k_smem, v_smem,
+                                         k_ready, v_ready, empty, turn, zero_s, n_full,
+                                         part_start, PART_IDX, PART_CODE, q_start, Nk,
+                                         qk_scale, LAYOUT_BLOCK, False, s_layout, o_layout,
+                                         p_layout)
+            if HAS_PARTIAL:
+                for j in range(gl.maximum(n_full, 1), n_tiles):
+                    acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, WG, q_smem, k_smem, v_smem,
+                                             k_ready, v_ready, empty, turn, zero_s, n_full,
+                                             part_start, PART_IDX, PART_CODE, q_start, Nk,
+                                             qk_scale, LAYOUT_BLOCK, True, s_layout,
+                                             o_layout, p_layout)
+            # The last round: the last tile's P V.
+            last = n_tiles - 1
+            _wait_turn(turn, WG, n_tiles)
+            mbarrier.wait(v_ready.index(last % STAGES), (last // STAGES) & 1)
+            acc = warpgroup_mma(p, v_smem.index(last % STAGES), acc, is_async=True)
+            _pass_turn(turn, WG)
+            acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))[0]
+            mbarrier.arrive(empty.index(last % STAGES), count=1)
+
+        # Rows with no key: O = 0 and lse = -inf (never NaN).
+        has_keys = l_i > 0.0
+        l_safe = gl.where(has_keys, l_i, 1.0)
+        out = acc / gl.expand_dims(gl.convert_layout(l_safe, rows_o), 1)
+        lse = gl.where(has_keys, m_i + gl.log2(l_safe), float("-inf"))
+        offs_m = q_start + gl.arange(0, BLOCK_M, layout=rows_o)
+        offs_d = gl.arange(0, D, layout=gl.SliceLayout(0, o_layout))
+        lse_m = q_start + gl.arange(0, BLOCK_M, layout=rows_s)
+        # (offs_d < D is all true: it gives the row mask the tile's full shape.)
+        o_mask = gl.expand_dims(offs_m < N, 1) & gl.expand_dims(offs_d < D, 0)
+        split_slot = gl.load(entry + ENTRY_SLOT)
+        if split_slot < 0:
+            if TMA_STORE and q_start + BLOCK_M <= N:
+                # Through this warp group's Q buffer, which only its own MMAs read (all
+                # completed). A tile running past N would spill into the next head's rows.
+                q_smem.index(WG).store(out.to(dtype))
+                fence_async_shared()
+                tma_store(o_desc, [(b * H + h) * N + q_start, 0], q_smem.index(WG))
+                tma.store_wait(0)
+            else:
+                O += b.to(gl.int64) * stride_ob + h.to(gl.int64) * stride_oh
+                gl.store(O + gl.expand_dims(offs_m, 1) * stride_on + gl.expand_dims(offs_d, 0),
+                         out.to(dtype), mask=o_mask)
+            gl.store(LSE + (b * H + h).to(gl.int64) * N + lse_m, lse, mask=lse_m < N)
+        else:
+            # One chunk of a split row: to the float32 workspace (pid_g, slot, row in
+            # block, D) that launch.forward merges.
+            ws_row = ((gl.program_id(1).to(gl.int64) * WS_SLOTS + split_slot) * LAYOUT_BLOCK
+                      - q_block * LAYOUT_BLOCK)
+            gl.store(WS_O + gl.expand_dims(ws_row + offs_m, 1) * D + gl.expand_dims(offs_d, 0),
+                     out, mask=o_mask)
+            gl.store(WS_LSE + ws_row + lse_m, lse, mask=lse_m < N)
+
+    @gluon.jit
+    def _consumer0(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar, k_ready,
+                   v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O,
+                   WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
+                   NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, LAYOUT_BLOCK: gl.constexpr,
+                   ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
+                   TMA_STORE: gl.constexpr):
+        _consume(0, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar, k_ready,
+                 v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O,
+                 WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
+                 NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
+                 TMA_STORE)
+
+    @gluon.jit
+    def _consumer1(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar, k_ready,
+                   v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O,
+                   WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
+                   NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, LAYOUT_BLOCK: gl.constexpr,
+                   ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
+                   TMA_STORE: gl.constexpr):
+        _consume(1, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar, k_ready,
+                 v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O,
+                 WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
+                 NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
+                 TMA_STORE)
+
+    @gluon.jit
+    def pingpong_forward_kernel(
+            O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, q_desc, k_desc,
+            v_desc, o_desc, qk_scale, stride_ob, stride_oh, stride_on,
+            H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
+            LAYOUT_BLOCK: gl.constexpr, STAGES: gl.constexpr, ROW_RUNS: gl.constexpr,
+            HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr, num_warps: gl.constexpr):
+        """Program (schedule entry, 128-row query tile) x (batch, head repeat), with the
+        arguments of ``hopper.hopper_forward_kernel`` but for its tile constexprs, which
+        come from the descriptors: q_desc and o_desc in tiles of :data:`BLOCK_M` rows (a
+        warp group's), k_desc and v_desc of :data:`BLOCK_N`."""
+        dtype: gl.constexpr = q_desc.dtype
+        BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
+        D: gl.constexpr = q_desc.block_type.shape[1]
+        BLOCK_N: gl.constexpr = k_desc.block_type.shape[0]
+        q_smem = gl.allocate_shared_memory(dtype, [2, BLOCK_M, D], q_desc.layout)
+        k_smem = gl.allocate_shared_memory(dtype, [STAGES, BLOCK_N, D], k_desc.layout)
+        v_smem = gl.allocate_shared_memory(dtype, [STAGES, BLOCK_N, D], v_desc.layout)
+        q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+        k_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+        v_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+        empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+        turn = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+        mbarrier.init(q_bar, count=1)
+        for i in gl.static_range(STAGES):
+            mbarrier.init(k_ready.index(i), count=1)
+            mbarrier.init(v_ready.index(i), count=1)
+            mbarrier.init(empty.index(i), count=2)  # one arrival from each warp group
+        for i in gl.static_range(2):
+            mbarrier.init(turn.index(i), count=1)
+        # Every partition takes the same arguments, written out in each call: a tuple
+        # built beforehand would turn the constexprs into run-time values.
+        gl.warp_specialize([
+            (_consumer0, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar,
+                          k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
+                          PART_CODE, SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh,
+                          stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
+                          LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
+            (_consumer1, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar,
+                          k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
+                          PART_CODE, SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh,
+                          stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
+                          LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
+            (_loader, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar,
+                       k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE,
+                       SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H,
+                       H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, LAYOUT_BLOCK,
+                       ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
+        ], [4, 1], [240, 24])
+
+
+def choice() -> str:
+    """``SPARSEFLASH_PINGPONG`` (``auto``, ``0`` or ``1``; default ``auto``): which head dims
+    the Gluon forward runs this kernel at (``auto``: 128; ``1``: 64 too; ``0``: never)."""
+    value = os.environ.get("SPARSEFLASH_PINGPONG", "auto")
+    if value not in ("auto", "0", "1"):
+        raise ValueError(f"SPARSEFLASH_PINGPONG must be auto, 0 or 1, not {value!r}")
+    return value
+
+
+def chosen(head_dim: int) -> bool:
+    """Whether the Gluon forward (``hopper``, where it runs) takes this kernel at
+    ``head_dim``."""
+    value = choice()
+    return AVAILABLE and (value == "1" or (value == "auto" and head_dim == 128))
+
+
+if AVAILABLE:
+    _KERNEL = fastlaunch.Kernel(pingpong_forward_kernel)
+
+
+def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
+                 row_runs, has_partial) -> "fastlaunch.Launch":
+    """:func:`pingpong_forward_kernel` bound as ``hopper.bind_forward`` binds its kernel
+    (which calls this one where :func:`chosen`)."""
+    B, H, N, D = q.shape
+    H_kv, Nk = k.shape[1], k.shape[2]
+    return _KERNEL.bind(
+        (programs * (layout_block // (2 * BLOCK_M)), groups), (q.dtype,),
+        (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots),
+        LAYOUT_BLOCK=layout_block, STAGES=STAGES, ROW_RUNS=row_runs, HAS_PARTIAL=has_partial,
+        TMA_STORE=hopper.TMA_STORE, num_warps=NUM_WARPS, maxnreg=MAXNREG)
