@@ -28,8 +28,9 @@ where the two kernels took 12.8-13.1 (dense) and 0-6% less on the sparse layouts
 time the delta kernel (which zeroes 4 bytes a dQ element) and dQ's cast weigh on, before
 the two changes of NOTES v21 took another 5-8% off (dense 10.9-11.0 ms). At D=64, on
 64 x 64 tiles with two programs an SM, it measured from 16% faster (causal) to 9% slower
-(``local(3)``) by layout, so by default it runs at D=128 only
-(``benchmarks/sessions/s19_fused_ab.py``, ``s19-call13.sh``).
+(``local(3)``) by layout (``benchmarks/sessions/s19_fused_ab.py``, ``s19-call13.sh``): by
+default it runs at D=128, and at D=64 where the layout has partial blocks (causal: 6-20%
+faster) or split columns (random+global: 6%).
 
 dQ's sum runs in whatever order the programs' reductions land, so it is not bitwise
 reproducible; with ``torch.use_deterministic_algorithms(True)`` :func:`usable` says no
@@ -353,21 +354,25 @@ def choice() -> str:
 
 
 def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor,
-           layout_block: int, dropout_p: float, has_padding: bool, scheduled: bool) -> bool:
+           layout_block: int, dropout_p: float, has_padding: bool, scheduled: bool,
+           partial_or_split: bool = False) -> bool:
     """Whether ``launch.backward`` runs this kernel (and the delta kernel) in place of the
     dQ and dK/dV kernels. Where ``hopper_backward.usable`` could run its dK/dV kernel (an
     sm_90 GPU, float16 or bfloat16, no dropout or key padding, the column schedule, a
     query length that is a multiple of the layout block, contiguous inputs, Gluon not
     turned off), with a layout block that the key tile (:data:`TILES`) divides, and unless
     PyTorch is asked for deterministic algorithms (dQ's sum order varies).
-    ``SPARSEFLASH_FUSED_BACKWARD``: ``auto`` (the default) at D=128, where it measured
-    faster (module docstring); ``1`` at D=64 as well; ``0`` never."""
+    ``SPARSEFLASH_FUSED_BACKWARD``: ``auto`` (the default) at D=128, and at D=64 on layouts
+    with partial blocks or split columns (``partial_or_split``: causal diagonals, global
+    columns), where it measured faster (module docstring); ``1`` at D=64 on every layout;
+    ``0`` never."""
     fused = choice()
-    if (fused == "0" or hopper.gluon_choice() == "0" or q.shape[-1] not in TILES
-            or (fused == "auto" and q.shape[-1] != 128) or not scheduled
+    d = q.shape[-1]
+    if (fused == "0" or hopper.gluon_choice() == "0" or d not in TILES
+            or (fused == "auto" and d != 128 and not partial_or_split) or not scheduled
             or q.shape[2] % layout_block or torch.are_deterministic_algorithms_enabled()):
         return False
-    return hopper.inputs_fit((q, k, v, do), layout_block, (BLOCK_M, TILES[q.shape[-1]][0]),
+    return hopper.inputs_fit((q, k, v, do), layout_block, (BLOCK_M, TILES[d][0]),
                              dropout_p, has_padding)
 
 
