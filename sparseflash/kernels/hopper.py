@@ -13,8 +13,11 @@ ms; the forward runs above cuDNN's speed), on causal D=64 and on the short rows 
 ``butterfly``, random+global and ``local(3)`` (3-8%). Whole forward calls, host time
 included, alternating with the Triton forward in session 17 (NOTES v19,
 ``benchmarks/sessions/s17-call5.sh``) were faster through it on every README layout at
-both head dims (2-13%) except causal at D=128 (2.5% slower), so :func:`usable` takes it
-by default everywhere it can run but on layouts with partial blocks at D=128.
+both head dims (2-13%) except causal at D=128 (2.5% slower). Since session 20 the D=128
+forward is ``hopper_pingpong``'s warp-specialised kernel (16-27% faster than this one,
+NOTES v22), which :func:`bind_forward` binds in its place; :func:`usable` (asked for
+both) takes the Gluon forward by default everywhere it can run, and with the ping-pong
+kernel turned off everywhere but on layouts with partial blocks at D=128.
 Everything else (other GPUs, the interpreter, dropout, key padding, other head dims) goes
 through the Triton kernel.
 Gluon has no interpreter: ``tests/test_hopper_compile.py`` compiles this kernel for sm_90
@@ -349,9 +352,10 @@ def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout_block: int,
     sm_90 GPU, float16 or bfloat16, D of 64 or 128, no dropout and no key padding (not
     implemented here), a layout block that is a multiple of the tiles, and contiguous q,
     k, v (their rows are read through one descriptor each). Then ``SPARSEFLASH_GLUON``
-    decides: ``auto`` (the default) everywhere but at D=128 on layouts with partial
-    blocks (``has_partial``: causal diagonals, ragged ends), where the Triton forward
-    measured 2.5% faster (module docstring); ``1`` everywhere it can; ``0`` never."""
+    decides: ``auto`` (the default) everywhere, but for D=128 layouts with partial blocks
+    (``has_partial``: causal diagonals, ragged ends) when ``hopper_pingpong`` is turned
+    off: there the Triton forward measured 2.5% faster than this module's kernel (module
+    docstring); ``1`` everywhere it can; ``0`` never."""
     from . import hopper_pingpong  # (it imports this module)
 
     choice = gluon_choice()
