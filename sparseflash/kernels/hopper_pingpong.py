@@ -79,7 +79,7 @@ if AVAILABLE:
     def _loader(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar, q_empty,
                 k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED,
                 WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
-                NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, GROUPS,
+                NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, TILES,
                 LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
                 TMA_STORE: gl.constexpr):
         """One warp: for each of the program's work items, its two Q tiles once both warp
@@ -91,7 +91,7 @@ if AVAILABLE:
         ring = 0  # K/V tiles issued so far
         count = 0  # items so far
         for item in range(gl.program_id(0), ITEMS, gl.num_programs(0)):
-            entry, b, h, q_block, q_start = _coords_at(SCHED, item // GROUPS, item % GROUPS,
+            entry, b, h, q_block, q_start = _coords_at(SCHED, item % TILES, item // TILES,
                                                        H, NUM_Q_BLOCKS, LAYOUT_HEADS,
                                                        LAYOUT_BLOCK, 2 * BLOCK_M)
             full_start, n_full, part_start, n_tiles = _walk(entry, LAYOUT_BLOCK, BLOCK_N,
@@ -185,7 +185,7 @@ if AVAILABLE:
     def _consume(WG: gl.constexpr, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem,
                  q_bar, q_empty, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
                  PART_CODE, SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H,
-                 H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, GROUPS,
+                 H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, TILES,
                  LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr,
                  HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
         """Warp group WG (query rows ``WG * BLOCK_M`` on of each item's tile), for each of
@@ -211,8 +211,8 @@ if AVAILABLE:
         rounds = 0  # rounds of MMAs issued so far (both warp groups count the same)
         count = 0   # items so far
         for item in range(gl.program_id(0), ITEMS, gl.num_programs(0)):
-            pid_g = item % GROUPS
-            entry, b, h, q_block, q_start = _coords_at(SCHED, item // GROUPS, pid_g, H,
+            pid_g = item // TILES
+            entry, b, h, q_block, q_start = _coords_at(SCHED, item % TILES, pid_g, H,
                                                        NUM_Q_BLOCKS, LAYOUT_HEADS,
                                                        LAYOUT_BLOCK, 2 * BLOCK_M)
             q_start += WG * BLOCK_M
@@ -310,40 +310,41 @@ if AVAILABLE:
     def _consumer0(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar, q_empty,
                    k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED,
                    WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
-                   NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, GROUPS,
+                   NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, TILES,
                    LAYOUT_BLOCK: gl.constexpr,
                    ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
                    TMA_STORE: gl.constexpr):
         _consume(0, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar, q_empty,
                  k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED,
                  WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
-                 NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, GROUPS, LAYOUT_BLOCK, ROW_RUNS,
+                 NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, TILES, LAYOUT_BLOCK, ROW_RUNS,
                  HAS_PARTIAL, TMA_STORE)
 
     @gluon.jit
     def _consumer1(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar, q_empty,
                    k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED,
                    WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
-                   NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, GROUPS,
+                   NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, TILES,
                    LAYOUT_BLOCK: gl.constexpr,
                    ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
                    TMA_STORE: gl.constexpr):
         _consume(1, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar, q_empty,
                  k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED,
                  WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
-                 NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, GROUPS, LAYOUT_BLOCK, ROW_RUNS,
+                 NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, TILES, LAYOUT_BLOCK, ROW_RUNS,
                  HAS_PARTIAL, TMA_STORE)
 
     @gluon.jit
     def pingpong_forward_kernel(
             O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, q_desc, k_desc,
             v_desc, o_desc, qk_scale, stride_ob, stride_oh, stride_on,
-            H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, GROUPS,
+            H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, TILES,
             LAYOUT_BLOCK: gl.constexpr, STAGES: gl.constexpr, ROW_RUNS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr, num_warps: gl.constexpr):
         """Work items (schedule entry, 128-row query tile) x (batch, head repeat), numbered
-        ``tile * GROUPS + group`` below ``ITEMS``; program p takes items p, p + P, p + 2P,
-        ... of a grid of P (one item each where P = ITEMS). The arguments are those of
+        ``group * TILES + tile`` below ``ITEMS`` (a group's tiles in a row, as the grid of
+        ``hopper``'s kernel runs them: its programs at a time share K/V in L2); program p
+        takes items p, p + P, p + 2P, ... of a grid of P (one item each where P = ITEMS). The arguments are those of
         ``hopper.hopper_forward_kernel`` but for its tile constexprs, which come from the
         descriptors: q_desc and o_desc in tiles of :data:`BLOCK_M` rows (a warp group's),
         k_desc and v_desc of :data:`BLOCK_N`. ``TMA_STORE``: outputs through the Q
@@ -376,17 +377,17 @@ if AVAILABLE:
                           q_empty, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
                           PART_CODE, SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh,
                           stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
-                          ITEMS, GROUPS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
+                          ITEMS, TILES, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
             (_consumer1, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar,
                           q_empty, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
                           PART_CODE, SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh,
                           stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
-                          ITEMS, GROUPS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
+                          ITEMS, TILES, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
             (_loader, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar,
                        q_empty, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
                        PART_CODE, SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh,
                        stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS,
-                       GROUPS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
+                       TILES, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
         ], [4, 1], [240, 24])
 
 
@@ -416,11 +417,12 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
     (which calls this one where :func:`chosen`)."""
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
-    items = programs * (layout_block // (2 * BLOCK_M)) * groups
+    tiles = programs * (layout_block // (2 * BLOCK_M))
+    items = tiles * groups
     grid = min(items, _sm_count(q.device.index)) if PERSISTENT else items
     return _KERNEL.bind(
         (grid,), (q.dtype,),
-        (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots, items, groups),
+        (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots, items, tiles),
         LAYOUT_BLOCK=layout_block, STAGES=STAGES, ROW_RUNS=row_runs, HAS_PARTIAL=has_partial,
         TMA_STORE=hopper.TMA_STORE and not PERSISTENT, num_warps=NUM_WARPS, maxnreg=MAXNREG)
 
