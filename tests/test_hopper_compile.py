@@ -81,11 +81,10 @@ def _compile_pingpong(d, row_runs, has_partial, dtype=torch.bfloat16):
                FULL_IDX="*i32", PART_IDX="*i32", PART_CODE="*i8", SCHED="*i32",
                WS_O="*fp32", WS_LSE="*fp32", qk_scale="fp32")
     for name in ("stride_ob", "stride_oh", "stride_on", "H", "H_KV", "N", "Nk",
-                 "NUM_Q_BLOCKS", "LAYOUT_HEADS", "WS_SLOTS", "ITEMS", "TILES"):
+                 "NUM_Q_BLOCKS", "LAYOUT_HEADS", "WS_SLOTS"):
         sig[name] = "i32"
     consts = dict(LAYOUT_BLOCK=128, STAGES=p.STAGES, ROW_RUNS=row_runs,
-                  HAS_PARTIAL=has_partial, TMA_STORE=hopper.TMA_STORE and not p.PERSISTENT,
-                  num_warps=p.NUM_WARPS)
+                  HAS_PARTIAL=has_partial, TMA_STORE=hopper.TMA_STORE, num_warps=p.NUM_WARPS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return triton.compile(GluonASTSource(kernel, sig, consts),

@@ -1,6 +1,7 @@
 """Session 20: the library's forward with the ping-pong kernel against hopper's serial
 Gluon kernel and the Triton forward (call 2), then one program an item against the
-persistent form (``--persistent``, call 5), alternating, in one process.
+persistent form (``--persistent``, calls 5 and 6, on commits 7e8d823 and 8616f9f, whose
+``hopper_pingpong.PERSISTENT`` switched it; not kept), alternating, in one process.
 
     python benchmarks/sessions/s20_forward_ab.py [--head-dim 64] [--seq-len N] [--persistent]
 

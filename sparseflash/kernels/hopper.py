@@ -70,16 +70,9 @@ if AVAILABLE:
         ``hopper_backward`` reads its column schedule with it too (kv heads, key blocks,
         key rows in place of query ones), as ``common.scheduled_program`` serves both
         Triton kernels."""
-        return _coords_at(SCHED, gl.program_id(0), gl.program_id(1), H, NUM_Q_BLOCKS,
-                          LAYOUT_HEADS, LAYOUT_BLOCK, BLOCK_M)
-
-    @gluon.jit
-    def _coords_at(SCHED, pid, pid_g, H, NUM_Q_BLOCKS, LAYOUT_HEADS, LAYOUT_BLOCK: gl.constexpr,
-                   BLOCK_M: gl.constexpr):
-        """:func:`_coords` of the program at grid position (``pid``, ``pid_g``), for
-        kernels whose programs take several grid positions in turn
-        (``hopper_pingpong``)."""
         TILES: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
+        pid = gl.program_id(0)
+        pid_g = gl.program_id(1)
         entry = SCHED + (pid // TILES) * ENTRY_FIELDS
         row = gl.load(entry + ENTRY_ROW)
         rep = H // LAYOUT_HEADS
@@ -97,22 +90,8 @@ if AVAILABLE:
         """Start the copies of the program's key tile ``t`` (none past the last) into
         buffer ``t % STAGES``: full blocks first (consecutive rows from ``run_offset`` past
         the head's first key row ``k_row0``, or read from the table), then partial ones."""
-        ok = t < n_tiles
-        offset = _kv_offset(FULL_IDX, PART_IDX, t, ok, n_full, full_start, part_start,
-                            run_offset, LAYOUT_BLOCK, BLOCK_N, ROW_RUNS, HAS_PARTIAL)
-        slot = t % STAGES
-        mbarrier.expect(k_bar.index(slot), k_desc.block_type.nbytes, pred=ok)
-        tma_load(k_desc, [k_row0 + offset, 0], k_bar.index(slot), k_smem.index(slot), pred=ok)
-        mbarrier.expect(v_bar.index(slot), v_desc.block_type.nbytes, pred=ok)
-        tma_load(v_desc, [k_row0 + offset, 0], v_bar.index(slot), v_smem.index(slot), pred=ok)
-
-    @gluon.jit
-    def _kv_offset(FULL_IDX, PART_IDX, t, ok, n_full, full_start, part_start, run_offset,
-                   LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr, ROW_RUNS: gl.constexpr,
-                   HAS_PARTIAL: gl.constexpr):
-        """First key row of the walk's tile ``t`` past the head's first (``ok``: t is one
-        of the walk's tiles; the table is not read otherwise)."""
         SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
+        ok = t < n_tiles
         if ROW_RUNS:
             offset = run_offset + t * BLOCK_N
         else:
@@ -122,7 +101,11 @@ if AVAILABLE:
             part = gl.load(PART_IDX + part_start + (t - n_full) // SUB,
                            mask=ok & (t >= n_full), other=0)
             offset = gl.where(t < n_full, offset, part * LAYOUT_BLOCK + (t % SUB) * BLOCK_N)
-        return offset
+        slot = t % STAGES
+        mbarrier.expect(k_bar.index(slot), k_desc.block_type.nbytes, pred=ok)
+        tma_load(k_desc, [k_row0 + offset, 0], k_bar.index(slot), k_smem.index(slot), pred=ok)
+        mbarrier.expect(v_bar.index(slot), v_desc.block_type.nbytes, pred=ok)
+        tma_load(v_desc, [k_row0 + offset, 0], v_bar.index(slot), v_smem.index(slot), pred=ok)
 
     @gluon.jit
     def partial_keep(code, q_start, key_start, Nk, BLOCK_M: gl.constexpr,

@@ -27,10 +27,7 @@ an SM, stays faster (479 against 437-463), so :func:`chosen` takes this one at D
 
 from __future__ import annotations
 
-import functools
 import os
-
-import torch
 
 from . import fastlaunch, hopper
 from .common import (ENTRY_FULL_END, ENTRY_FULL_START, ENTRY_PARTIAL_END, ENTRY_PARTIAL_START,
@@ -40,9 +37,6 @@ AVAILABLE = hopper.AVAILABLE
 
 #: Query rows per warp group (two a program), key rows per tile, K/V buffers.
 BLOCK_M, BLOCK_N, STAGES = 64, 128, 3
-#: One program an SM, each taking work items in turn (its loader copies the next item's
-#: Q and K/V while the warp groups finish the last), instead of one program an item.
-PERSISTENT = True
 #: Warps of the kernel's own partition (warp group 0; the other two are workers).
 NUM_WARPS = 4
 #: Registers a thread, the cap of the whole program (12 warps: three warp groups, the
@@ -57,7 +51,7 @@ if AVAILABLE:
                                                                   tma, warpgroup_mma,
                                                                   warpgroup_mma_wait)
 
-    from .hopper import _coords_at, _kv_offset, _partial_mask, _softmax_step, tma_load, tma_store
+    from .hopper import _coords, _issue_kv, _partial_mask, _softmax_step, tma_load, tma_store
 
     @gluon.jit
     def _walk(entry, LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr,
@@ -76,50 +70,35 @@ if AVAILABLE:
         return full_start, n_full, part_start, n_tiles
 
     @gluon.jit
-    def _loader(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar, q_empty,
-                k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED,
-                WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
-                NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, TILES,
-                LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
-                TMA_STORE: gl.constexpr):
-        """One warp: for each of the program's work items, its two Q tiles once both warp
-        groups released the last ones, then each K/V tile into the next slot of the ring
-        (which runs on across items) once both released it."""
+    def _loader(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar, k_ready,
+                v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O,
+                WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
+                NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, LAYOUT_BLOCK: gl.constexpr,
+                ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
+        """One warp: the program's two Q tiles, then each K/V tile into the slot both
+        warp groups released."""
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
         BLOCK_N: gl.constexpr = k_desc.block_type.shape[0]
         STAGES: gl.constexpr = k_smem.shape[0]
-        ring = 0  # K/V tiles issued so far
-        count = 0  # items so far
-        for item in range(gl.program_id(0), ITEMS, gl.num_programs(0)):
-            entry, b, h, q_block, q_start = _coords_at(SCHED, item % TILES, item // TILES,
-                                                       H, NUM_Q_BLOCKS, LAYOUT_HEADS,
-                                                       LAYOUT_BLOCK, 2 * BLOCK_M)
-            full_start, n_full, part_start, n_tiles = _walk(entry, LAYOUT_BLOCK, BLOCK_N,
-                                                            HAS_PARTIAL)
-            k_row0 = (b * H_KV + h // (H // H_KV)) * Nk
-            if ROW_RUNS:
-                run_offset = (gl.load(FULL_IDX + full_start, mask=n_full > 0, other=0)
-                              * LAYOUT_BLOCK)
-            else:
-                run_offset = 0
+        entry, b, h, q_block, q_start = _coords(SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
+                                                LAYOUT_BLOCK, 2 * BLOCK_M)
+        full_start, n_full, part_start, n_tiles = _walk(entry, LAYOUT_BLOCK, BLOCK_N,
+                                                        HAS_PARTIAL)
+        k_row0 = (b * H_KV + h // (H // H_KV)) * Nk
+        if ROW_RUNS:
+            run_offset = gl.load(FULL_IDX + full_start, mask=n_full > 0, other=0) * LAYOUT_BLOCK
+        else:
+            run_offset = 0
+        mbarrier.expect(q_bar, 2 * q_desc.block_type.nbytes)
+        for i in gl.static_range(2):
+            tma_load(q_desc, [(b * H + h) * N + q_start + i * BLOCK_M, 0], q_bar,
+                     q_smem.index(i))
+        for t in range(n_tiles):
             # A barrier starts in phase 0: the first wait, on the other parity, passes.
-            mbarrier.wait(q_empty, (count & 1) ^ 1)
-            mbarrier.expect(q_bar, 2 * q_desc.block_type.nbytes)
-            for i in gl.static_range(2):
-                tma_load(q_desc, [(b * H + h) * N + q_start + i * BLOCK_M, 0], q_bar,
-                         q_smem.index(i))
-            for t in range(n_tiles):
-                slot = (ring + t) % STAGES
-                mbarrier.wait(empty.index(slot), (((ring + t) // STAGES) & 1) ^ 1)
-                offset = k_row0 + _kv_offset(FULL_IDX, PART_IDX, t, True, n_full, full_start,
-                                             part_start, run_offset, LAYOUT_BLOCK, BLOCK_N,
-                                             ROW_RUNS, HAS_PARTIAL)
-                mbarrier.expect(k_ready.index(slot), k_desc.block_type.nbytes)
-                tma_load(k_desc, [offset, 0], k_ready.index(slot), k_smem.index(slot))
-                mbarrier.expect(v_ready.index(slot), v_desc.block_type.nbytes)
-                tma_load(v_desc, [offset, 0], v_ready.index(slot), v_smem.index(slot))
-            ring += n_tiles
-            count += 1
+            mbarrier.wait(empty.index(t % STAGES), ((t // STAGES) & 1) ^ 1)
+            _issue_kv(k_desc, v_desc, k_smem, v_smem, k_ready, v_ready, FULL_IDX, PART_IDX, t,
+                      n_full, n_tiles, full_start, part_start, run_offset, k_row0,
+                      LAYOUT_BLOCK, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL)
 
     @gluon.jit
     def _wait_turn(turn, WG: gl.constexpr, r):
@@ -148,25 +127,23 @@ if AVAILABLE:
                              BLOCK_N, s_layout)
 
     @gluon.jit
-    def _step(acc, p, m_i, l_i, j, ring, rounds, WG: gl.constexpr, q_smem, k_smem, v_smem,
-              k_ready, v_ready, empty, turn, zero_s, n_full, part_start, PART_IDX, PART_CODE,
-              q_start, Nk, qk_scale, LAYOUT_BLOCK: gl.constexpr, MASKED: gl.constexpr,
+    def _step(acc, p, m_i, l_i, j, WG: gl.constexpr, q_smem, k_smem, v_smem, k_ready,
+              v_ready, empty, turn, zero_s, n_full, part_start, PART_IDX, PART_CODE, q_start,
+              Nk, qk_scale, LAYOUT_BLOCK: gl.constexpr, MASKED: gl.constexpr,
               s_layout: gl.constexpr, o_layout: gl.constexpr, p_layout: gl.constexpr):
-        """Round j of warp group WG's walk (``MASKED``: tile j is a partial block's): tile
-        j's scores and tile j-1's ``P V`` issued, tile j's softmax while ``P V`` runs, then
-        tile j-1's slot released. ``ring`` and ``rounds``: K/V tiles and rounds of the
-        program's earlier items, where this walk's ring slots and turns start. Returns the
-        new ``acc, p, m_i, l_i``."""
+        """Round j of warp group WG: tile j's scores and tile j-1's ``P V`` issued
+        (``MASKED``: tile j is a partial block's), tile j's softmax while ``P V`` runs, then
+        tile j-1's slot released. Returns the new ``acc, p, m_i, l_i``."""
         STAGES: gl.constexpr = k_smem.shape[0]
         BLOCK_N: gl.constexpr = k_smem.shape[1]
         BLOCK_M: gl.constexpr = zero_s.shape[0]
-        slot = (ring + j) % STAGES
-        prev = (ring + j - 1) % STAGES
-        _wait_turn(turn, WG, rounds + j)
-        mbarrier.wait(k_ready.index(slot), ((ring + j) // STAGES) & 1)
+        slot = j % STAGES
+        prev = (j - 1) % STAGES
+        _wait_turn(turn, WG, j)
+        mbarrier.wait(k_ready.index(slot), (j // STAGES) & 1)
         s = warpgroup_mma(q_smem.index(WG), k_smem.index(slot).permute((1, 0)), zero_s,
                           use_acc=False, is_async=True)
-        mbarrier.wait(v_ready.index(prev), ((ring + j - 1) // STAGES) & 1)
+        mbarrier.wait(v_ready.index(prev), ((j - 1) // STAGES) & 1)
         acc = warpgroup_mma(p, v_smem.index(prev), acc, is_async=True)
         _pass_turn(turn, WG)
         # The scores were issued first: waiting for all but one group leaves P V running.
@@ -183,15 +160,13 @@ if AVAILABLE:
 
     @gluon.jit
     def _consume(WG: gl.constexpr, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem,
-                 q_bar, q_empty, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
-                 PART_CODE, SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H,
-                 H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, TILES,
-                 LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr,
-                 HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
-        """Warp group WG (query rows ``WG * BLOCK_M`` on of each item's tile), for each of
-        the program's work items: the online softmax over the walk's key tiles, then its
-        rows of O and LSE (or of a split row's workspace) stored, as
-        ``hopper.hopper_forward_kernel`` stores them."""
+                 q_bar, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE,
+                 SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N,
+                 Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, LAYOUT_BLOCK: gl.constexpr,
+                 ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
+        """Warp group WG (query rows ``WG * BLOCK_M`` on of the program's tile): the
+        online softmax over the walk's key tiles, then its rows of O and LSE (or of a
+        split row's workspace) stored, as ``hopper.hopper_forward_kernel`` stores them."""
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
         D: gl.constexpr = q_desc.block_type.shape[1]
         BLOCK_N: gl.constexpr = k_desc.block_type.shape[0]
@@ -205,150 +180,125 @@ if AVAILABLE:
                                                      k_width=2)
         rows_s: gl.constexpr = gl.SliceLayout(1, s_layout)
         rows_o: gl.constexpr = gl.SliceLayout(1, o_layout)
+
+        entry, b, h, q_block, q_start = _coords(SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
+                                                LAYOUT_BLOCK, 2 * BLOCK_M)
+        q_start += WG * BLOCK_M
+        full_start, n_full, part_start, n_tiles = _walk(entry, LAYOUT_BLOCK, BLOCK_N,
+                                                        HAS_PARTIAL)
         zero_s = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
+        acc = gl.zeros([BLOCK_M, D], gl.float32, o_layout)
+        m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, rows_s)
+        l_i = gl.zeros([BLOCK_M], gl.float32, rows_s)
+        mbarrier.wait(q_bar, 0)
+        if n_tiles > 0:  # a row with no key block skips to the epilogue (O = 0)
+            # Round 0: tile 0's scores alone.
+            _wait_turn(turn, WG, 0)
+            mbarrier.wait(k_ready.index(0), 0)
+            s = warpgroup_mma(q_smem.index(WG), k_smem.index(0).permute((1, 0)), zero_s,
+                              use_acc=False, is_async=True)
+            _pass_turn(turn, WG)
+            s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
+            if HAS_PARTIAL:
+                if n_full == 0:
+                    s = _masked(s, 0, n_full, part_start, PART_IDX, PART_CODE, q_start, Nk,
+                                LAYOUT_BLOCK, BLOCK_M, BLOCK_N, s_layout)
+            p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, HAS_PARTIAL)
+            p = gl.convert_layout(p.to(dtype), p_layout)
+            # Full tiles, then partial ones (the mask and the -inf guard stay out of the
+            # full tiles' loop; after a full tile 0 no row is at -inf).
+            for j in range(1, n_full):
+                acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, WG, q_smem, k_smem, v_smem,
+                                         k_ready, v_ready, empty, turn, zero_s, n_full,
+                                         part_start, PART_IDX, PART_CODE, q_start, Nk,
+                                         qk_scale, LAYOUT_BLOCK, False, s_layout, o_layout,
+                                         p_layout)
+            if HAS_PARTIAL:
+                for j in range(gl.maximum(n_full, 1), n_tiles):
+                    acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, WG, q_smem, k_smem, v_smem,
+                                             k_ready, v_ready, empty, turn, zero_s, n_full,
+                                             part_start, PART_IDX, PART_CODE, q_start, Nk,
+                                             qk_scale, LAYOUT_BLOCK, True, s_layout,
+                                             o_layout, p_layout)
+            # The last round: the last tile's P V.
+            last = n_tiles - 1
+            _wait_turn(turn, WG, n_tiles)
+            mbarrier.wait(v_ready.index(last % STAGES), (last // STAGES) & 1)
+            acc = warpgroup_mma(p, v_smem.index(last % STAGES), acc, is_async=True)
+            _pass_turn(turn, WG)
+            acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))[0]
+            mbarrier.arrive(empty.index(last % STAGES), count=1)
 
-        ring = 0    # K/V tiles of the program's earlier items
-        rounds = 0  # rounds of MMAs issued so far (both warp groups count the same)
-        count = 0   # items so far
-        for item in range(gl.program_id(0), ITEMS, gl.num_programs(0)):
-            pid_g = item // TILES
-            entry, b, h, q_block, q_start = _coords_at(SCHED, item % TILES, pid_g, H,
-                                                       NUM_Q_BLOCKS, LAYOUT_HEADS,
-                                                       LAYOUT_BLOCK, 2 * BLOCK_M)
-            q_start += WG * BLOCK_M
-            full_start, n_full, part_start, n_tiles = _walk(entry, LAYOUT_BLOCK, BLOCK_N,
-                                                            HAS_PARTIAL)
-            acc = gl.zeros([BLOCK_M, D], gl.float32, o_layout)
-            m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, rows_s)
-            l_i = gl.zeros([BLOCK_M], gl.float32, rows_s)
-            mbarrier.wait(q_bar, count & 1)
-            if n_tiles > 0:  # a row with no key block skips to the epilogue (O = 0)
-                # Round 0: tile 0's scores alone.
-                _wait_turn(turn, WG, rounds)
-                mbarrier.wait(k_ready.index(ring % STAGES), (ring // STAGES) & 1)
-                s = warpgroup_mma(q_smem.index(WG), k_smem.index(ring % STAGES).permute((1, 0)),
-                                  zero_s, use_acc=False, is_async=True)
-                _pass_turn(turn, WG)
-                s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
-                if HAS_PARTIAL:
-                    if n_full == 0:
-                        s = _masked(s, 0, n_full, part_start, PART_IDX, PART_CODE, q_start,
-                                    Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, s_layout)
-                p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, HAS_PARTIAL)
-                p = gl.convert_layout(p.to(dtype), p_layout)
-                # Full tiles, then partial ones (the mask and the -inf guard stay out of
-                # the full tiles' loop; after a full tile 0 no row is at -inf).
-                for j in range(1, n_full):
-                    acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, ring, rounds, WG, q_smem,
-                                             k_smem, v_smem, k_ready, v_ready, empty, turn,
-                                             zero_s, n_full, part_start, PART_IDX, PART_CODE,
-                                             q_start, Nk, qk_scale, LAYOUT_BLOCK, False,
-                                             s_layout, o_layout, p_layout)
-                if HAS_PARTIAL:
-                    for j in range(gl.maximum(n_full, 1), n_tiles):
-                        acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, ring, rounds, WG,
-                                                 q_smem, k_smem, v_smem, k_ready, v_ready,
-                                                 empty, turn, zero_s, n_full, part_start,
-                                                 PART_IDX, PART_CODE, q_start, Nk, qk_scale,
-                                                 LAYOUT_BLOCK, True, s_layout, o_layout,
-                                                 p_layout)
-                if not TMA_STORE:
-                    # Every MMA reading Q has completed: the next item's may come in.
-                    mbarrier.arrive(q_empty, count=1)
-                # The last round: the last tile's P V.
-                last = ring + n_tiles - 1
-                _wait_turn(turn, WG, rounds + n_tiles)
-                mbarrier.wait(v_ready.index(last % STAGES), (last // STAGES) & 1)
-                acc = warpgroup_mma(p, v_smem.index(last % STAGES), acc, is_async=True)
-                _pass_turn(turn, WG)
-                acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))[0]
-                mbarrier.arrive(empty.index(last % STAGES), count=1)
-                rounds += n_tiles + 1
-            elif not TMA_STORE:
-                mbarrier.arrive(q_empty, count=1)
-            ring += n_tiles
-            count += 1
-
-            # Rows with no key: O = 0 and lse = -inf (never NaN).
-            has_keys = l_i > 0.0
-            l_safe = gl.where(has_keys, l_i, 1.0)
-            out = acc / gl.expand_dims(gl.convert_layout(l_safe, rows_o), 1)
-            lse = gl.where(has_keys, m_i + gl.log2(l_safe), float("-inf"))
-            offs_m = q_start + gl.arange(0, BLOCK_M, layout=rows_o)
-            offs_d = gl.arange(0, D, layout=gl.SliceLayout(0, o_layout))
-            lse_m = q_start + gl.arange(0, BLOCK_M, layout=rows_s)
-            # (offs_d < D is all true: it gives the row mask the tile's full shape.)
-            o_mask = gl.expand_dims(offs_m < N, 1) & gl.expand_dims(offs_d < D, 0)
-            split_slot = gl.load(entry + ENTRY_SLOT)
-            if split_slot < 0:
-                if TMA_STORE and q_start + BLOCK_M <= N:
-                    # Through this warp group's Q buffer, which only its own MMAs read
-                    # (all completed). A tile running past N would spill into the next
-                    # head's rows.
-                    q_smem.index(WG).store(out.to(dtype))
-                    fence_async_shared()
-                    tma_store(o_desc, [(b * H + h) * N + q_start, 0], q_smem.index(WG))
-                    tma.store_wait(0)
-                else:
-                    o_ptr = O + b.to(gl.int64) * stride_ob + h.to(gl.int64) * stride_oh
-                    gl.store(o_ptr + gl.expand_dims(offs_m, 1) * stride_on
-                             + gl.expand_dims(offs_d, 0), out.to(dtype), mask=o_mask)
-                gl.store(LSE + (b * H + h).to(gl.int64) * N + lse_m, lse, mask=lse_m < N)
+        # Rows with no key: O = 0 and lse = -inf (never NaN).
+        has_keys = l_i > 0.0
+        l_safe = gl.where(has_keys, l_i, 1.0)
+        out = acc / gl.expand_dims(gl.convert_layout(l_safe, rows_o), 1)
+        lse = gl.where(has_keys, m_i + gl.log2(l_safe), float("-inf"))
+        offs_m = q_start + gl.arange(0, BLOCK_M, layout=rows_o)
+        offs_d = gl.arange(0, D, layout=gl.SliceLayout(0, o_layout))
+        lse_m = q_start + gl.arange(0, BLOCK_M, layout=rows_s)
+        # (offs_d < D is all true: it gives the row mask the tile's full shape.)
+        o_mask = gl.expand_dims(offs_m < N, 1) & gl.expand_dims(offs_d < D, 0)
+        split_slot = gl.load(entry + ENTRY_SLOT)
+        if split_slot < 0:
+            if TMA_STORE and q_start + BLOCK_M <= N:
+                # Through this warp group's Q buffer, which only its own MMAs read (all
+                # completed). A tile running past N would spill into the next head's rows.
+                q_smem.index(WG).store(out.to(dtype))
+                fence_async_shared()
+                tma_store(o_desc, [(b * H + h) * N + q_start, 0], q_smem.index(WG))
+                tma.store_wait(0)
             else:
-                # One chunk of a split row: to the float32 workspace (pid_g, slot, row in
-                # block, D) that launch.forward merges.
-                ws_row = ((pid_g.to(gl.int64) * WS_SLOTS + split_slot) * LAYOUT_BLOCK
-                          - q_block * LAYOUT_BLOCK)
-                gl.store(WS_O + gl.expand_dims(ws_row + offs_m, 1) * D
-                         + gl.expand_dims(offs_d, 0), out, mask=o_mask)
-                gl.store(WS_LSE + ws_row + lse_m, lse, mask=lse_m < N)
-            if TMA_STORE:
-                # The Q buffer held this item's output until the store above read it.
-                mbarrier.arrive(q_empty, count=1)
+                O += b.to(gl.int64) * stride_ob + h.to(gl.int64) * stride_oh
+                gl.store(O + gl.expand_dims(offs_m, 1) * stride_on + gl.expand_dims(offs_d, 0),
+                         out.to(dtype), mask=o_mask)
+            gl.store(LSE + (b * H + h).to(gl.int64) * N + lse_m, lse, mask=lse_m < N)
+        else:
+            # One chunk of a split row: to the float32 workspace (pid_g, slot, row in
+            # block, D) that launch.forward merges.
+            ws_row = ((gl.program_id(1).to(gl.int64) * WS_SLOTS + split_slot) * LAYOUT_BLOCK
+                      - q_block * LAYOUT_BLOCK)
+            gl.store(WS_O + gl.expand_dims(ws_row + offs_m, 1) * D + gl.expand_dims(offs_d, 0),
+                     out, mask=o_mask)
+            gl.store(WS_LSE + ws_row + lse_m, lse, mask=lse_m < N)
 
     @gluon.jit
-    def _consumer0(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar, q_empty,
-                   k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED,
-                   WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
-                   NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, TILES,
-                   LAYOUT_BLOCK: gl.constexpr,
+    def _consumer0(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar, k_ready,
+                   v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O,
+                   WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
+                   NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, LAYOUT_BLOCK: gl.constexpr,
                    ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
                    TMA_STORE: gl.constexpr):
-        _consume(0, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar, q_empty,
-                 k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED,
-                 WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
-                 NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, TILES, LAYOUT_BLOCK, ROW_RUNS,
-                 HAS_PARTIAL, TMA_STORE)
+        _consume(0, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar, k_ready,
+                 v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O,
+                 WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
+                 NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
+                 TMA_STORE)
 
     @gluon.jit
-    def _consumer1(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar, q_empty,
-                   k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED,
-                   WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
-                   NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, TILES,
-                   LAYOUT_BLOCK: gl.constexpr,
+    def _consumer1(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar, k_ready,
+                   v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O,
+                   WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
+                   NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, LAYOUT_BLOCK: gl.constexpr,
                    ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
                    TMA_STORE: gl.constexpr):
-        _consume(1, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar, q_empty,
-                 k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED,
-                 WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
-                 NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, TILES, LAYOUT_BLOCK, ROW_RUNS,
-                 HAS_PARTIAL, TMA_STORE)
+        _consume(1, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar, k_ready,
+                 v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O,
+                 WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
+                 NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
+                 TMA_STORE)
 
     @gluon.jit
     def pingpong_forward_kernel(
             O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, q_desc, k_desc,
             v_desc, o_desc, qk_scale, stride_ob, stride_oh, stride_on,
-            H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, TILES,
+            H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
             LAYOUT_BLOCK: gl.constexpr, STAGES: gl.constexpr, ROW_RUNS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr, num_warps: gl.constexpr):
-        """Work items (schedule entry, 128-row query tile) x (batch, head repeat), numbered
-        ``group * TILES + tile`` below ``ITEMS`` (a group's tiles in a row, as the grid of
-        ``hopper``'s kernel runs them: its programs at a time share K/V in L2); program p
-        takes items p, p + P, p + 2P, ... of a grid of P (one item each where P = ITEMS). The arguments are those of
-        ``hopper.hopper_forward_kernel`` but for its tile constexprs, which come from the
-        descriptors: q_desc and o_desc in tiles of :data:`BLOCK_M` rows (a warp group's),
-        k_desc and v_desc of :data:`BLOCK_N`. ``TMA_STORE``: outputs through the Q
-        buffers (the next item's Q then waits for the store)."""
+        """Program (schedule entry, 128-row query tile) x (batch, head repeat), with the
+        arguments of ``hopper.hopper_forward_kernel`` but for its tile constexprs, which
+        come from the descriptors: q_desc and o_desc in tiles of :data:`BLOCK_M` rows (a
+        warp group's), k_desc and v_desc of :data:`BLOCK_N`."""
         dtype: gl.constexpr = q_desc.dtype
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
         D: gl.constexpr = q_desc.block_type.shape[1]
@@ -357,13 +307,11 @@ if AVAILABLE:
         k_smem = gl.allocate_shared_memory(dtype, [STAGES, BLOCK_N, D], k_desc.layout)
         v_smem = gl.allocate_shared_memory(dtype, [STAGES, BLOCK_N, D], v_desc.layout)
         q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
-        q_empty = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
         k_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
         v_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
         empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
         turn = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
         mbarrier.init(q_bar, count=1)
-        mbarrier.init(q_empty, count=2)  # one arrival from each warp group
         for i in gl.static_range(STAGES):
             mbarrier.init(k_ready.index(i), count=1)
             mbarrier.init(v_ready.index(i), count=1)
@@ -374,20 +322,20 @@ if AVAILABLE:
         # built beforehand would turn the constexprs into run-time values.
         gl.warp_specialize([
             (_consumer0, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar,
-                          q_empty, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
+                          k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
                           PART_CODE, SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh,
                           stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
-                          ITEMS, TILES, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
+                          LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
             (_consumer1, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar,
-                          q_empty, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
+                          k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
                           PART_CODE, SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh,
                           stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
-                          ITEMS, TILES, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
+                          LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
             (_loader, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar,
-                       q_empty, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
-                       PART_CODE, SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh,
-                       stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS,
-                       TILES, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
+                       k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE,
+                       SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H,
+                       H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, LAYOUT_BLOCK,
+                       ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
         ], [4, 1], [240, 24])
 
 
@@ -417,16 +365,8 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
     (which calls this one where :func:`chosen`)."""
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
-    tiles = programs * (layout_block // (2 * BLOCK_M))
-    items = tiles * groups
-    grid = min(items, _sm_count(q.device.index)) if PERSISTENT else items
     return _KERNEL.bind(
-        (grid,), (q.dtype,),
-        (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots, items, tiles),
+        (programs * (layout_block // (2 * BLOCK_M)), groups), (q.dtype,),
+        (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots),
         LAYOUT_BLOCK=layout_block, STAGES=STAGES, ROW_RUNS=row_runs, HAS_PARTIAL=has_partial,
-        TMA_STORE=hopper.TMA_STORE and not PERSISTENT, num_warps=NUM_WARPS, maxnreg=MAXNREG)
-
-
-@functools.lru_cache(maxsize=None)
-def _sm_count(device: int) -> int:
-    return torch.cuda.get_device_properties(device).multi_processor_count
+        TMA_STORE=hopper.TMA_STORE, num_warps=NUM_WARPS, maxnreg=MAXNREG)
