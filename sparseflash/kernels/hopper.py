@@ -299,13 +299,42 @@ if AVAILABLE:
         for i in gl.static_range(STAGES):
             mbarrier.invalidate(k_bar.index(i))
             mbarrier.invalidate(v_bar.index(i))
-        # Rows with no key: O = 0 and lse = -inf (never NaN).
-        has_keys = l_i > 0.0
-        l_safe = gl.where(has_keys, l_i, 1.0)
-        out = acc / gl.expand_dims(gl.convert_layout(l_safe, rows_o), 1)
-        lse = gl.where(has_keys, m_i + gl.log2(l_safe), float("-inf"))
+        out, lse = finish_rows(acc, m_i, l_i, o_layout)
         entry, b, h, q_block, q_start = _coords(SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
                                                 LAYOUT_BLOCK, BLOCK_M)
+        # (Every MMA reading Q has completed: its buffer may hold the output.)
+        store_rows(out, lse, q_smem, o_desc, O, LSE, WS_O, WS_LSE, entry, b, h, q_block,
+                   q_start, gl.program_id(1), stride_ob, stride_oh, stride_on, H, N, WS_SLOTS,
+                   LAYOUT_BLOCK, TMA_STORE, s_layout, o_layout)
+
+    @gluon.jit
+    def finish_rows(acc, m_i, l_i, o_layout: gl.constexpr):
+        """The output ``acc / l_i`` (BLOCK_M, D) and base-2 log-sum-exp of the rows whose
+        online softmax ended at maxima ``m_i`` and sums ``l_i``; rows with no key get O = 0
+        and lse = -inf (never NaN)."""
+        has_keys = l_i > 0.0
+        l_safe = gl.where(has_keys, l_i, 1.0)
+        out = acc / gl.expand_dims(gl.convert_layout(l_safe, gl.SliceLayout(1, o_layout)), 1)
+        lse = gl.where(has_keys, m_i + gl.log2(l_safe), float("-inf"))
+        return out, lse
+
+    @gluon.jit
+    def store_rows(out, lse, o_smem, o_desc, O, LSE, WS_O, WS_LSE, entry, b, h, q_block,
+                   q_start, pid_g, stride_ob, stride_oh, stride_on, H, N, WS_SLOTS,
+                   LAYOUT_BLOCK: gl.constexpr, TMA_STORE: gl.constexpr,
+                   s_layout: gl.constexpr, o_layout: gl.constexpr):
+        """The forward's epilogue for query rows ``q_start`` on (``out`` (BLOCK_M, D)
+        float32 and ``lse``, :func:`finish_rows`): O and LSE, or for a split row's chunk the
+        float32 workspace (pid_g, slot, row in block, D) that ``launch.forward`` merges.
+        With ``TMA_STORE`` a tile wholly inside N leaves through ``o_smem`` (a free
+        (BLOCK_M, D) buffer of O's dtype) by one TMA store; a tile running past N would
+        spill into the next head's rows, so it takes pointer stores. Shared by this
+        module's kernel and ``hopper_pingpong``'s."""
+        BLOCK_M: gl.constexpr = out.shape[0]
+        D: gl.constexpr = out.shape[1]
+        dtype: gl.constexpr = o_smem.dtype
+        rows_s: gl.constexpr = gl.SliceLayout(1, s_layout)
+        rows_o: gl.constexpr = gl.SliceLayout(1, o_layout)
         offs_m = q_start + gl.arange(0, BLOCK_M, layout=rows_o)
         offs_d = gl.arange(0, D, layout=gl.SliceLayout(0, o_layout))
         lse_m = q_start + gl.arange(0, BLOCK_M, layout=rows_s)
@@ -317,10 +346,9 @@ if AVAILABLE:
         split_slot = gl.load(entry + ENTRY_SLOT)
         if split_slot < 0:
             if TMA_STORE and q_start + BLOCK_M <= N:
-                # (A tile running past N would spill into the next head's rows.)
-                q_smem.store(out.to(dtype))  # every MMA reading Q has completed
+                o_smem.store(out.to(dtype))
                 fence_async_shared()
-                tma_store(o_desc, [(b * H + h) * N + q_start, 0], q_smem)
+                tma_store(o_desc, [(b * H + h) * N + q_start, 0], o_smem)
                 tma.store_wait(0)
             else:
                 O += b.to(gl.int64) * stride_ob + h.to(gl.int64) * stride_oh
@@ -328,9 +356,7 @@ if AVAILABLE:
                          out.to(dtype), mask=o_mask)
             gl.store(LSE + (b * H + h).to(gl.int64) * N + lse_m, lse, mask=lse_m < N)
         else:
-            # One chunk of a split row: as the Triton forward, to the float32 workspace
-            # (pid_g, slot, row in block, D) that launch.forward merges.
-            ws_row = ((gl.program_id(1).to(gl.int64) * WS_SLOTS + split_slot) * LAYOUT_BLOCK
+            ws_row = ((pid_g.to(gl.int64) * WS_SLOTS + split_slot) * LAYOUT_BLOCK
                       - q_block * LAYOUT_BLOCK)
             gl.store(WS_O + gl.expand_dims(ws_row + offs_m, 1) * D + gl.expand_dims(offs_d, 0),
                      out, mask=o_mask)

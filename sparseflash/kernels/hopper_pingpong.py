@@ -30,8 +30,7 @@ from __future__ import annotations
 import os
 
 from . import fastlaunch, hopper
-from .common import (ENTRY_FULL_END, ENTRY_FULL_START, ENTRY_PARTIAL_END, ENTRY_PARTIAL_START,
-                     ENTRY_SLOT)
+from .common import ENTRY_FULL_END, ENTRY_FULL_START, ENTRY_PARTIAL_END, ENTRY_PARTIAL_START
 
 AVAILABLE = hopper.AVAILABLE
 
@@ -47,11 +46,11 @@ MAXNREG = 168
 if AVAILABLE:
     from triton.experimental import gluon
     from triton.experimental.gluon import language as gl
-    from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier,
-                                                                  tma, warpgroup_mma,
+    from triton.experimental.gluon.language.nvidia.hopper import (mbarrier, warpgroup_mma,
                                                                   warpgroup_mma_wait)
 
-    from .hopper import _coords, _issue_kv, _partial_mask, _softmax_step, tma_load, tma_store
+    from .hopper import (_coords, _issue_kv, _partial_mask, _softmax_step, finish_rows,
+                         store_rows, tma_load)
 
     @gluon.jit
     def _walk(entry, LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr,
@@ -179,7 +178,6 @@ if AVAILABLE:
         p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout,
                                                      k_width=2)
         rows_s: gl.constexpr = gl.SliceLayout(1, s_layout)
-        rows_o: gl.constexpr = gl.SliceLayout(1, o_layout)
 
         entry, b, h, q_block, q_start = _coords(SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
                                                 LAYOUT_BLOCK, 2 * BLOCK_M)
@@ -229,38 +227,11 @@ if AVAILABLE:
             acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))[0]
             mbarrier.arrive(empty.index(last % STAGES), count=1)
 
-        # Rows with no key: O = 0 and lse = -inf (never NaN).
-        has_keys = l_i > 0.0
-        l_safe = gl.where(has_keys, l_i, 1.0)
-        out = acc / gl.expand_dims(gl.convert_layout(l_safe, rows_o), 1)
-        lse = gl.where(has_keys, m_i + gl.log2(l_safe), float("-inf"))
-        offs_m = q_start + gl.arange(0, BLOCK_M, layout=rows_o)
-        offs_d = gl.arange(0, D, layout=gl.SliceLayout(0, o_layout))
-        lse_m = q_start + gl.arange(0, BLOCK_M, layout=rows_s)
-        # (offs_d < D is all true: it gives the row mask the tile's full shape.)
-        o_mask = gl.expand_dims(offs_m < N, 1) & gl.expand_dims(offs_d < D, 0)
-        split_slot = gl.load(entry + ENTRY_SLOT)
-        if split_slot < 0:
-            if TMA_STORE and q_start + BLOCK_M <= N:
-                # Through this warp group's Q buffer, which only its own MMAs read (all
-                # completed). A tile running past N would spill into the next head's rows.
-                q_smem.index(WG).store(out.to(dtype))
-                fence_async_shared()
-                tma_store(o_desc, [(b * H + h) * N + q_start, 0], q_smem.index(WG))
-                tma.store_wait(0)
-            else:
-                O += b.to(gl.int64) * stride_ob + h.to(gl.int64) * stride_oh
-                gl.store(O + gl.expand_dims(offs_m, 1) * stride_on + gl.expand_dims(offs_d, 0),
-                         out.to(dtype), mask=o_mask)
-            gl.store(LSE + (b * H + h).to(gl.int64) * N + lse_m, lse, mask=lse_m < N)
-        else:
-            # One chunk of a split row: to the float32 workspace (pid_g, slot, row in
-            # block, D) that launch.forward merges.
-            ws_row = ((gl.program_id(1).to(gl.int64) * WS_SLOTS + split_slot) * LAYOUT_BLOCK
-                      - q_block * LAYOUT_BLOCK)
-            gl.store(WS_O + gl.expand_dims(ws_row + offs_m, 1) * D + gl.expand_dims(offs_d, 0),
-                     out, mask=o_mask)
-            gl.store(WS_LSE + ws_row + lse_m, lse, mask=lse_m < N)
+        # Through this warp group's own Q buffer (only its MMAs read it, all completed).
+        out, lse = finish_rows(acc, m_i, l_i, o_layout)
+        store_rows(out, lse, q_smem.index(WG), o_desc, O, LSE, WS_O, WS_LSE, entry, b, h,
+                   q_block, q_start, gl.program_id(1), stride_ob, stride_oh, stride_on, H, N,
+                   WS_SLOTS, LAYOUT_BLOCK, TMA_STORE, s_layout, o_layout)
 
     @gluon.jit
     def _consumer0(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar, k_ready,
