@@ -241,6 +241,10 @@ if AVAILABLE:
                 # In flight: the last tile's dK, then S^T and dP^T. Wait for all but dP^T:
                 # every product of the last tile is done, so its slot goes to the loader.
                 st, dk = warpgroup_mma_wait(num_outstanding=1, deps=(st, dk))
+                # The last tile's LSE and delta were read by plain loads: ordered before
+                # the copies that will overwrite them.
+                fence_async_shared()
+                mbarrier.arrive(empty.index((t + STAGES - 1) % STAGES), count=1, pred=t > 0)
                 pt = gl.exp2(st * qk_scale - lse)
                 if HAS_PARTIAL:
                     if j >= n_full:  # a partial block's tile
@@ -258,10 +262,6 @@ if AVAILABLE:
                 # arrive on dq_ready).
                 ds_smem.store(dst.to(dtype))
                 fence_async_shared()
-                # The last tile's products have completed (the waits above) and its LSE and
-                # delta were read by plain loads (ordered by the fence before the copies
-                # that overwrite them): its slot goes to the loader.
-                mbarrier.arrive(empty.index((t + STAGES - 1) % STAGES), count=1, pred=t > 0)
                 dq = warpgroup_mma(ds_smem.permute((1, 0)), k_smem, zero_dq, use_acc=False,
                                    is_async=True)
                 dk = warpgroup_mma(ds_smem, q_smem.index(slot), dk, is_async=True)
