@@ -83,6 +83,25 @@ if AVAILABLE:
         return entry, b, h, q_block, q_start
 
     @gluon.jit
+    def _walk(entry, LAYOUT_BLOCK: gl.constexpr, TILE: gl.constexpr,
+              HAS_PARTIAL: gl.constexpr):
+        """A schedule entry's walk in tiles of ``TILE`` rows: where its full blocks start
+        in the table, its number of full tiles, where its partial blocks start, and its
+        number of tiles in all. Shared by the forwards here and in ``hopper_pingpong``
+        (query rows, key tiles) and ``hopper_backward._column`` (key columns, query
+        tiles)."""
+        SUB: gl.constexpr = LAYOUT_BLOCK // TILE
+        full_start = gl.load(entry + ENTRY_FULL_START)
+        n_full = (gl.load(entry + ENTRY_FULL_END) - full_start) * SUB
+        if HAS_PARTIAL:
+            part_start = gl.load(entry + ENTRY_PARTIAL_START)
+            n_tiles = n_full + (gl.load(entry + ENTRY_PARTIAL_END) - part_start) * SUB
+        else:
+            part_start = 0
+            n_tiles = n_full
+        return full_start, n_full, part_start, n_tiles
+
+    @gluon.jit
     def _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX, t,
                   n_full, n_tiles, full_start, part_start, run_offset, k_row0,
                   LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr, STAGES: gl.constexpr,
@@ -213,18 +232,11 @@ if AVAILABLE:
         The loop runs tile j's ``P V`` before tile j+1's scores (the first tile's scores
         peeled off ahead of it), each MMA waited at once; the buffers of tile j are
         refilled with tile j + STAGES once both have read them."""
-        SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
         entry, b, h, q_block, q_start = _coords(SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
                                                 LAYOUT_BLOCK, BLOCK_M)
         k_row0 = (b * H_KV + h // (H // H_KV)) * Nk
-        full_start = gl.load(entry + ENTRY_FULL_START)
-        n_full = (gl.load(entry + ENTRY_FULL_END) - full_start) * SUB
-        if HAS_PARTIAL:
-            part_start = gl.load(entry + ENTRY_PARTIAL_START)
-            n_tiles = n_full + (gl.load(entry + ENTRY_PARTIAL_END) - part_start) * SUB
-        else:
-            part_start = 0
-            n_tiles = n_full
+        full_start, n_full, part_start, n_tiles = _walk(entry, LAYOUT_BLOCK, BLOCK_N,
+                                                        HAS_PARTIAL)
         if ROW_RUNS:
             run_offset = gl.load(FULL_IDX + full_start, mask=n_full > 0, other=0) * LAYOUT_BLOCK
         else:

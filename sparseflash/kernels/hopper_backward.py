@@ -25,8 +25,7 @@ from __future__ import annotations
 import torch
 
 from . import fastlaunch, hopper
-from .common import (ENTRY_FULL_END, ENTRY_FULL_START, ENTRY_PARTIAL_END, ENTRY_PARTIAL_START,
-                     ENTRY_SLOT)
+from .common import ENTRY_SLOT
 
 AVAILABLE = hopper.AVAILABLE
 
@@ -130,17 +129,10 @@ if AVAILABLE:
         first key row; where its column's full and partial block lists start, its number
         of full tiles and of all tiles, the walk's length over the GQA group's heads, and
         the group's first query row (in the (B*H*N, D) view)."""
-        SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
         entry, b, kv_h, kb, start_n = hopper._coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS,
                                                      LAYOUT_BLOCK, BLOCK_N)
-        full_start = gl.load(entry + ENTRY_FULL_START)
-        n_full = (gl.load(entry + ENTRY_FULL_END) - full_start) * SUB
-        if HAS_PARTIAL:
-            part_start = gl.load(entry + ENTRY_PARTIAL_START)
-            n_col = n_full + (gl.load(entry + ENTRY_PARTIAL_END) - part_start) * SUB
-        else:
-            part_start = 0
-            n_col = n_full
+        full_start, n_full, part_start, n_col = hopper._walk(entry, LAYOUT_BLOCK, BLOCK_M,
+                                                             HAS_PARTIAL)
         n_walk = GROUP * n_col
         q_row0 = (b * H + kv_h * GROUP) * N
         return (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col, n_walk,

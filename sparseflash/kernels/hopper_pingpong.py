@@ -30,7 +30,6 @@ from __future__ import annotations
 import os
 
 from . import fastlaunch, hopper
-from .common import ENTRY_FULL_END, ENTRY_FULL_START, ENTRY_PARTIAL_END, ENTRY_PARTIAL_START
 
 AVAILABLE = hopper.AVAILABLE
 
@@ -49,24 +48,8 @@ if AVAILABLE:
     from triton.experimental.gluon.language.nvidia.hopper import (mbarrier, warpgroup_mma,
                                                                   warpgroup_mma_wait)
 
-    from .hopper import (_coords, _issue_kv, _partial_mask, _softmax_step, finish_rows,
-                         store_rows, tma_load)
-
-    @gluon.jit
-    def _walk(entry, LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr,
-              HAS_PARTIAL: gl.constexpr):
-        """The schedule entry's walk: first full block in the table, key tiles of full
-        blocks, first partial block, key tiles in all."""
-        SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
-        full_start = gl.load(entry + ENTRY_FULL_START)
-        n_full = (gl.load(entry + ENTRY_FULL_END) - full_start) * SUB
-        if HAS_PARTIAL:
-            part_start = gl.load(entry + ENTRY_PARTIAL_START)
-            n_tiles = n_full + (gl.load(entry + ENTRY_PARTIAL_END) - part_start) * SUB
-        else:
-            part_start = 0
-            n_tiles = n_full
-        return full_start, n_full, part_start, n_tiles
+    from .hopper import (_coords, _issue_kv, _partial_mask, _softmax_step, _walk,
+                         finish_rows, store_rows, tma_load)
 
     @gluon.jit
     def _loader(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_bar, k_ready,
