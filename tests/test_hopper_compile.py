@@ -116,19 +116,24 @@ def _compile_dkdv(d, has_partial, dtype=torch.bfloat16):
                               target=GPUTarget("cuda", 90, 128), options=options)
 
 
-def _compile_fused(d, has_partial, dtype=torch.bfloat16):
+def _compile_fused(d, has_partial, dtype=torch.bfloat16, split=None):
     """triton.compile of the fused backward for sm_90, as ``hopper_fused.backward``
     launches it (with its register cap)."""
     f = hopper_fused
+    split = f.SPLIT if split is None else split
     block_n, warps, maxnreg = f.TILES[d]
+    if split:
+        warps = 4
+    dq_cols = d * 64 // block_n if split else d
     kernel = f.hopper_fused_backward_kernel
     sig = {name: "constexpr" for name in kernel.arg_names}
-    for name, rows, width, dt in (
-            ("q_desc", f.BLOCK_M, d, dtype), ("k_desc", block_n, d, dtype),
-            ("v_desc", block_n, d, dtype), ("do_desc", f.BLOCK_M, d, dtype),
-            ("dq_desc", f.BLOCK_M, d, torch.float32), ("lse_desc", 1, f.BLOCK_M, torch.float32),
-            ("delta_desc", 1, f.BLOCK_M, torch.float32)):
-        desc = hopper.descriptor(torch.empty(4096, width, dtype=dt), rows)
+    for name, rows, width, cols, dt in (
+            ("q_desc", f.BLOCK_M, d, d, dtype), ("k_desc", block_n, d, d, dtype),
+            ("v_desc", block_n, d, d, dtype), ("do_desc", f.BLOCK_M, d, d, dtype),
+            ("dq_desc", f.BLOCK_M, d, dq_cols, torch.float32),
+            ("lse_desc", 1, f.BLOCK_M, f.BLOCK_M, torch.float32),
+            ("delta_desc", 1, f.BLOCK_M, f.BLOCK_M, torch.float32)):
+        desc = hopper.descriptor(torch.empty(4096, width, dtype=dt), rows, cols)
         sig[name] = native_specialize_impl(BaseBackend, desc, False, True, True)[0]
     out = "*bf16" if dtype == torch.bfloat16 else "*fp16"
     sig.update(DK=out, DV=out, FULL_IDX="*i32", PART_IDX="*i32",
@@ -137,7 +142,7 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16):
     for name in ("H", "H_KV", "N", "Nk", "NUM_KV_BLOCKS", "SCHED_HEADS", "GROUP", "WS_SLOTS"):
         sig[name] = "i32"
     consts = dict(LAYOUT_BLOCK=128, BLOCK_M=f.BLOCK_M, BLOCK_N=block_n, D=d,
-                  STAGES=f.STAGES, DQ_BUFS=f.DQ_BUFS, HAS_PARTIAL=has_partial,
+                  STAGES=f.STAGES, DQ_BUFS=f.DQ_BUFS, HAS_PARTIAL=has_partial, SPLIT=split,
                   num_warps=warps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -266,8 +271,9 @@ def test_fused_backward_compiles_for_sm90(compiled, d, has_partial, dtype):
     # rest: 240 at D=128 (one program an SM), 232 at D=64, where two programs share an SM.
     counts = {int(n) for _, n in rec["setmaxnreg"]}
     if d == 128:
+        # Each consumer warp group a partition of its own, as the ping-pong forward's.
         assert rec["shared"] + SM90_RESERVED_BYTES <= 228 * 1024
-        assert counts == {240, 24}, rec["setmaxnreg"]
+        assert {240, 24} <= counts and max(counts) <= 256, rec["setmaxnreg"]
     else:
         assert 2 * (rec["shared"] + SM90_RESERVED_BYTES) <= 228 * 1024
         assert counts == {232, 24}, rec["setmaxnreg"]

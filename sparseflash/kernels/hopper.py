@@ -433,12 +433,12 @@ def compile_options(head_dim: int) -> dict:
 
 
 @functools.lru_cache(maxsize=None)
-def _shared_layout(rows: int, head_dim: int, dtype: torch.dtype):
-    """The swizzled shared-memory layout of a (rows, head_dim) tile (cached: building it
-    is host time on every call)."""
+def _shared_layout(rows: int, cols: int, dtype: torch.dtype):
+    """The swizzled shared-memory layout of a (rows, cols) tile (cached: building it is
+    host time on every call)."""
     gl_dtype = {torch.bfloat16: gl.bfloat16, torch.float16: gl.float16,
                 torch.float32: gl.float32}[dtype]  # float32: the fused backward's dQ sum
-    return gl.NVMMASharedLayout.get_default_for([rows, head_dim], gl_dtype)
+    return gl.NVMMASharedLayout.get_default_for([rows, cols], gl_dtype)
 
 
 class _Address:
@@ -453,14 +453,15 @@ class _Address:
         return self.address
 
 
-#: Descriptors by (address, rows of D, D, dtype, tile rows): all a descriptor is made of.
+#: Descriptors by (address, rows of D, D, dtype, tile rows, tile columns): all a
+#: descriptor is made of.
 _DESCRIPTORS: dict = {}
 _MAX_DESCRIPTORS = 256
 
 
-def descriptor(t: torch.Tensor, rows: int):
+def descriptor(t: torch.Tensor, rows: int, cols: int | None = None):
     """A TMA descriptor over the (numel // D, D) rows of contiguous ``t``, in tiles of
-    ``rows`` rows (the Gluon forward's and dK/dV kernel's operands).
+    ``rows`` rows and ``cols`` columns (default: all D; the Gluon kernels' operands).
 
     Kept by what it is made of, with the address in place of the tensor (so the cache
     holds no memory alive): building one runs the descriptor's checks, ~2 us of host time,
@@ -468,14 +469,15 @@ def descriptor(t: torch.Tensor, rows: int):
     activations. A later tensor at the same address, rows and dtype gets the same
     descriptor, which is then exactly right for it."""
     D = t.shape[-1]
-    key = (t.data_ptr(), t.numel() // D, D, t.dtype, rows)
+    cols = D if cols is None else cols
+    key = (t.data_ptr(), t.numel() // D, D, t.dtype, rows, cols)
     found = _DESCRIPTORS.get(key)
     if found is None:
         if len(_DESCRIPTORS) >= _MAX_DESCRIPTORS:
             _DESCRIPTORS.clear()
         found = _DESCRIPTORS[key] = TensorDescriptor(
-            _Address(key[0], t.dtype), [key[1], D], [D, 1], [rows, D],
-            _shared_layout(rows, D, t.dtype))
+            _Address(key[0], t.dtype), [key[1], D], [D, 1], [rows, cols],
+            _shared_layout(rows, cols, t.dtype))
     return found
 
 

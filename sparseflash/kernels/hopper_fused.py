@@ -56,6 +56,8 @@ BLOCK_M, STAGES, DQ_BUFS = 64, 2, 1
 #: D=128: 12 warps at 168, the consumers get 240. D=64: 8 warps at 128, two programs an SM
 #: (their shared memory fits too), the consumers get 232.
 TILES = {128: (128, 8, 168), 64: (64, 4, 128)}
+#: Each consumer warp group a partition of its own (False: both in one, in lockstep).
+SPLIT = True
 #: Rows of the delta kernel's programs.
 DELTA_ROWS = 64
 
@@ -166,16 +168,25 @@ if AVAILABLE:
                   full_start, part_start, q_row0, k_row, N,
                   LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
                   DQ_BUFS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
-        """One warp: each tile's dQ added into the accumulator by a TMA reduction; its
-        buffer goes back to the consumers once the reduction has read it."""
+        """One warp: each tile's dQ added into the accumulator by TMA reductions, one per
+        consumer warp group's columns (its buffers ``wg * DQ_BUFS`` on); each buffer goes
+        back to its warp group once the reduction has read it."""
+        # Constexprs from the descriptors' types (the argument tuple's are run-time values).
+        COLS: gl.constexpr = dq_desc.block_type.shape[1]
+        NUM_WG: gl.constexpr = q_desc.block_type.shape[1] // COLS
+        BUFS: gl.constexpr = dq_smem.shape[0] // NUM_WG
         for t in range(n_walk):
-            buf = t % DQ_BUFS
+            buf = t % BUFS
             row = _walk_row(FULL_IDX, PART_IDX, t, rot, n_col, n_full, full_start,
                             part_start, q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
-            mbarrier.wait(dq_ready.index(buf), (t // DQ_BUFS) & 1)
-            tma_reduce_add(dq_desc, [row, 0], dq_smem.index(buf))
-            tma.store_wait(0)
-            mbarrier.arrive(dq_empty.index(buf), count=1)
+            for wg in gl.static_range(NUM_WG):
+                mbarrier.wait(dq_ready.index(wg * BUFS + buf), (t // BUFS) & 1)
+                tma_reduce_add(dq_desc, [row, wg * COLS], dq_smem.index(wg * BUFS + buf))
+            for wg in gl.static_range(NUM_WG):
+                # Reductions complete in order: the first warp group's buffer is free
+                # while the second's is still being read.
+                tma.store_wait(NUM_WG - 1 - wg)
+                mbarrier.arrive(dq_empty.index(wg * BUFS + buf), count=1)
 
     @gluon.jit
     def _consumer(k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem, dq_smem,
@@ -280,24 +291,172 @@ if AVAILABLE:
                                    H_KV, Nk, WS_SLOTS, LAYOUT_BLOCK, BLOCK_N, D, kv_layout)
 
     @gluon.jit
+    def _consume(WG: gl.constexpr, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem,
+                 ds_smem, dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV,
+                 FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H,
+                 H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS,
+                 LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
+                 HAS_PARTIAL: gl.constexpr):
+        """Consumer warp group WG, a partition of its own: the five products of every tile
+        for its 64 of the program's key rows, then their dK and dV (or a split column's
+        partial sums) stored. dQ's tile needs every key row's dS: each warp group stores
+        its rows of dS^T into the tile's buffer (two, alternating) and arrives on
+        ``ds_full``, then computes its own columns of dQ from the whole buffer. On each
+        back edge the last tile's dK is in flight."""
+        KEYS: gl.constexpr = 64
+        BLOCK_N: gl.constexpr = k_smem.shape[0]
+        D: gl.constexpr = k_smem.shape[1]
+        NUM_WG: gl.constexpr = BLOCK_N // KEYS
+        COLS: gl.constexpr = D // NUM_WG
+        DS_BUFS: gl.constexpr = ds_smem.shape[0]
+        DQ_BUFS: gl.constexpr = dq_smem.shape[0] // NUM_WG
+        SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
+        dtype: gl.constexpr = k_smem.dtype
+        st_layout: gl.constexpr = gl.NVMMADistributedLayout(
+            version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, BLOCK_M, 16])
+        kv_layout: gl.constexpr = gl.NVMMADistributedLayout(
+            version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, D, 16])
+        dq_layout: gl.constexpr = gl.NVMMADistributedLayout(
+            version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, COLS, 16])
+        op_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=kv_layout,
+                                                      k_width=2)
+
+        (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col, n_walk,
+         q_row0) = _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, LAYOUT_BLOCK,
+                           BLOCK_M, BLOCK_N, HAS_PARTIAL)
+        key_start = start_n + WG * KEYS
+        # This warp group's key rows, and for dQ its columns of all the key rows.
+        k_rows = k_smem.slice(WG * KEYS, KEYS)
+        v_rows = v_smem.slice(WG * KEYS, KEYS)
+        k_cols = k_smem.slice(WG * COLS, COLS, dim=1)
+
+        zero_st = gl.zeros([KEYS, BLOCK_M], gl.float32, st_layout)
+        zero_dq = gl.zeros([BLOCK_M, COLS], gl.float32, dq_layout)
+        dk = gl.zeros([KEYS, D], gl.float32, kv_layout)
+        dv = gl.zeros([KEYS, D], gl.float32, kv_layout)
+        # As in hopper_backward: dK in flight across the back edge only where the loop
+        # runs at least once (else ptxas serialises every wgmma).
+        if n_walk > 0:
+            rot = _rotation(start_n, n_col, BLOCK_M)
+            if HAS_PARTIAL:
+                # A partial block's mask needs the tile's first query row: read from the
+                # table one tile ahead, off the softmax's path.
+                q_start = _query_tile(FULL_IDX, PART_IDX, rot, n_full, full_start, part_start,
+                                      True, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
+            mbarrier.wait(kv_bar, 0)
+            dk = warpgroup_mma_init(dk)
+            for t in range(n_walk):
+                slot = t % STAGES
+                j = _column_tile(t, rot, n_col)
+                if HAS_PARTIAL:
+                    tile_start = q_start
+                    q_start = _query_tile(FULL_IDX, PART_IDX, _column_tile(t + 1, rot, n_col),
+                                          n_full, full_start, part_start, t + 1 < n_walk,
+                                          LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
+                mbarrier.wait(ready.index(slot), (t // STAGES) & 1)
+                # (1, BLOCK_M) rows of the score tile's layout, broadcast down its keys.
+                lse = lse_smem.index(slot).load(st_layout)
+                delta = delta_smem.index(slot).load(st_layout)
+                st = warpgroup_mma(k_rows, q_smem.index(slot).permute((1, 0)), zero_st,
+                                   use_acc=False, is_async=True)
+                dpt = warpgroup_mma(v_rows, do_smem.index(slot).permute((1, 0)), zero_st,
+                                    use_acc=False, is_async=True)
+                # In flight: the last tile's dK, then S^T and dP^T. Wait for all but dP^T:
+                # this warp group's products of the last tile are done, so it releases
+                # the slot (whose barrier counts one arrival from each warp group).
+                st, dk = warpgroup_mma_wait(num_outstanding=1, deps=(st, dk))
+                # The last tile's LSE and delta were read by plain loads: ordered before
+                # the copies that will overwrite them.
+                fence_async_shared()
+                mbarrier.arrive(empty.index((t + STAGES - 1) % STAGES), count=1, pred=t > 0)
+                pt = gl.exp2(st * qk_scale - lse)
+                if HAS_PARTIAL:
+                    if j >= n_full:  # a partial block's tile
+                        listed = part_start + (j - n_full) // SUB
+                        keep = hopper.partial_keep(gl.load(PART_CODE + listed), tile_start,
+                                                   key_start, Nk, BLOCK_M, KEYS, st_layout,
+                                                   KEYS_FIRST=True)
+                        pt = gl.where(keep, pt, 0.0)
+                p_op = gl.convert_layout(pt.to(dtype), op_layout)
+                dv = warpgroup_mma(p_op, do_smem.index(slot), dv, is_async=True)
+                dpt, p_op = warpgroup_mma_wait(num_outstanding=1, deps=(dpt, p_op))
+                dst = pt * (dpt - delta) * sm_scale
+                # Buffer t % DS_BUFS was last read by tile t - DS_BUFS's dQ products, which
+                # both warp groups completed before they arrived on ds_full for the tile
+                # after it (this warp group waited for that arrival), and by this warp
+                # group's own dK product of that tile (completed by the waits above).
+                ds = ds_smem.index(t % DS_BUFS)
+                ds_rows = ds.slice(WG * KEYS, KEYS)
+                ds_rows.store(dst.to(dtype))
+                fence_async_shared()
+                if NUM_WG > 1:
+                    mbarrier.arrive(ds_full.index(t % DS_BUFS), count=1)
+                    mbarrier.wait(ds_full.index(t % DS_BUFS), (t // DS_BUFS) & 1)
+                dq = warpgroup_mma(ds.permute((1, 0)), k_cols, zero_dq, use_acc=False,
+                                   is_async=True)
+                dk = warpgroup_mma(ds_rows, q_smem.index(slot), dk, is_async=True)
+                dq, dv = warpgroup_mma_wait(num_outstanding=1, deps=(dq, dv))
+                buf = WG * DQ_BUFS + t % DQ_BUFS
+                mbarrier.wait(dq_empty.index(buf), ((t // DQ_BUFS) & 1) ^ 1)
+                dq_smem.index(buf).store(dq)
+                fence_async_shared()
+                mbarrier.arrive(dq_ready.index(buf), count=1)
+            dk, dv = warpgroup_mma_wait(num_outstanding=0, deps=(dk, dv))
+
+        # The coordinates again rather than held across the loop (registers; NOTES v18).
+        entry, b, kv_h, kb, start_n = hopper._coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS,
+                                                     LAYOUT_BLOCK, BLOCK_N)
+        hopper_backward.store_dkdv(dk, dv, DK, DV, WS_DK, WS_DV, entry, b, kv_h, kb,
+                                   start_n + WG * KEYS, H_KV, Nk, WS_SLOTS, LAYOUT_BLOCK, KEYS,
+                                   D, kv_layout)
+
+    @gluon.jit
+    def _consumer0(k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem, dq_smem,
+                   kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV, FULL_IDX,
+                   PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H, H_KV, N,
+                   Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK: gl.constexpr,
+                   BLOCK_M: gl.constexpr, STAGES: gl.constexpr, HAS_PARTIAL: gl.constexpr):
+        _consume(0, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem, dq_smem,
+                 kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV, FULL_IDX,
+                 PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H, H_KV, N, Nk,
+                 NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK, BLOCK_M, STAGES,
+                 HAS_PARTIAL)
+
+    @gluon.jit
+    def _consumer1(k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem, dq_smem,
+                   kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV, FULL_IDX,
+                   PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H, H_KV, N,
+                   Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK: gl.constexpr,
+                   BLOCK_M: gl.constexpr, STAGES: gl.constexpr, HAS_PARTIAL: gl.constexpr):
+        _consume(1, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem, dq_smem,
+                 kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV, FULL_IDX,
+                 PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H, H_KV, N, Nk,
+                 NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK, BLOCK_M, STAGES,
+                 HAS_PARTIAL)
+
+    @gluon.jit
     def hopper_fused_backward_kernel(
             DK, DV, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
             q_desc, k_desc, v_desc, do_desc, dq_desc, lse_desc, delta_desc, qk_scale, sm_scale,
             H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS,
             LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, DQ_BUFS: gl.constexpr,
-            HAS_PARTIAL: gl.constexpr, num_warps: gl.constexpr):
+            HAS_PARTIAL: gl.constexpr, SPLIT: gl.constexpr, num_warps: gl.constexpr):
         """Program (column schedule entry, key tile) x (batch, kv head repeat), as
         ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares but for LSE and
         DELTA, which come as descriptors over their (B*H*N // BLOCK_M, BLOCK_M) rows
         (``lse_desc``, ``delta_desc``, tiles of one row); dq_desc is a descriptor over the
         zeroed float32 (B*H*N, D) accumulator that receives ``sm_scale * dS K`` of every
-        tile."""
+        tile, in tiles of BLOCK_M rows and one consumer warp group's columns."""
         dtype: gl.constexpr = q_desc.dtype
         (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col, n_walk,
          q_row0) = _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, LAYOUT_BLOCK,
                            BLOCK_M, BLOCK_N, HAS_PARTIAL)
         k_row = (b * H_KV + kv_h) * Nk + start_n
+        # Consumer warp groups (a warp group per 64 key rows) with a dQ buffer each, and
+        # dS buffers: two where warp groups in partitions of their own exchange dS.
+        NUM_WG: gl.constexpr = D // dq_desc.block_type.shape[1]
+        DS_BUFS: gl.constexpr = 2 if NUM_WG > 1 else 1
 
         SWIZZLE: gl.constexpr = 128 if BLOCK_M * 2 >= 128 else BLOCK_M * 2
         ds_layout: gl.constexpr = gl.NVMMASharedLayout(swizzle_byte_width=SWIZZLE,
@@ -309,18 +468,25 @@ if AVAILABLE:
         lse_smem = gl.allocate_shared_memory(gl.float32, [STAGES, 1, BLOCK_M], lse_desc.layout)
         delta_smem = gl.allocate_shared_memory(gl.float32, [STAGES, 1, BLOCK_M],
                                                delta_desc.layout)
-        ds_smem = gl.allocate_shared_memory(dtype, [BLOCK_N, BLOCK_M], ds_layout)
-        dq_smem = gl.allocate_shared_memory(gl.float32, [DQ_BUFS, BLOCK_M, D], dq_desc.layout)
+        ds_smem = gl.allocate_shared_memory(dtype, [DS_BUFS, BLOCK_N, BLOCK_M], ds_layout)
+        dq_smem = gl.allocate_shared_memory(gl.float32, [NUM_WG * DQ_BUFS, BLOCK_M,
+                                                         D // NUM_WG], dq_desc.layout)
         kv_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
         ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
         empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-        dq_ready = gl.allocate_shared_memory(gl.int64, [DQ_BUFS, 1], mbarrier.MBarrierLayout())
-        dq_empty = gl.allocate_shared_memory(gl.int64, [DQ_BUFS, 1], mbarrier.MBarrierLayout())
+        ds_full = gl.allocate_shared_memory(gl.int64, [DS_BUFS, 1], mbarrier.MBarrierLayout())
+        dq_ready = gl.allocate_shared_memory(gl.int64, [NUM_WG * DQ_BUFS, 1],
+                                             mbarrier.MBarrierLayout())
+        dq_empty = gl.allocate_shared_memory(gl.int64, [NUM_WG * DQ_BUFS, 1],
+                                             mbarrier.MBarrierLayout())
         mbarrier.init(kv_bar, count=1)
         for s in gl.static_range(STAGES):
             mbarrier.init(ready.index(s), count=1)
-            mbarrier.init(empty.index(s), count=1)
-        for s in gl.static_range(DQ_BUFS):
+            # One arrival from each consumer partition.
+            mbarrier.init(empty.index(s), count=NUM_WG if SPLIT else 1)
+        for s in gl.static_range(DS_BUFS):
+            mbarrier.init(ds_full.index(s), count=NUM_WG)
+        for s in gl.static_range(NUM_WG * DQ_BUFS):
             mbarrier.init(dq_ready.index(s), count=1)
             mbarrier.init(dq_empty.index(s), count=1)
 
@@ -332,16 +498,44 @@ if AVAILABLE:
                        _rotation(start_n, cols, BLOCK_M), n_full, n_walk, full_start,
                        part_start, q_row0, k_row, N, LAYOUT_BLOCK, BLOCK_M, STAGES, DQ_BUFS,
                        HAS_PARTIAL)
-        gl.warp_specialize([
-            (_consumer, (k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
-                         dq_smem, kv_bar, ready, empty, dq_ready, dq_empty, DK, DV, FULL_IDX,
-                         PART_IDX,
-                         PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H, H_KV, N, Nk,
-                         NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK, BLOCK_M,
-                         BLOCK_N, D, STAGES, DQ_BUFS, HAS_PARTIAL, num_warps)),
-            (_loader, worker_args),
-            (_dq_adder, worker_args),
-        ], [1, 1], [24, 24])
+        if not SPLIT:
+            gl.warp_specialize([
+                (_consumer, (k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem,
+                             ds_smem.index(0), dq_smem, kv_bar, ready, empty, dq_ready,
+                             dq_empty, DK, DV, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
+                             WS_DV, qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS,
+                             SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, D,
+                             STAGES, DQ_BUFS, HAS_PARTIAL, num_warps)),
+                (_loader, worker_args),
+                (_dq_adder, worker_args),
+            ], [1, 1], [24, 24])
+        elif NUM_WG == 1:
+            gl.warp_specialize([
+                (_consumer0, (k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
+                              dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK,
+                              DV, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
+                              qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS,
+                              GROUP, WS_SLOTS, LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL)),
+                (_loader, worker_args),
+                (_dq_adder, worker_args),
+            ], [1, 1], [24, 24])
+        else:
+            # Written out in each call: a tuple built beforehand would turn the consumers'
+            # constexprs into run-time values.
+            gl.warp_specialize([
+                (_consumer0, (k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
+                              dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK,
+                              DV, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
+                              qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS,
+                              GROUP, WS_SLOTS, LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL)),
+                (_consumer1, (k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
+                              dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK,
+                              DV, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
+                              qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS,
+                              GROUP, WS_SLOTS, LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL)),
+                (_loader, worker_args),
+                (_dq_adder, worker_args),
+            ], [4, 1, 1], [240, 24, 24])
 
 
 def choice() -> str:
@@ -391,13 +585,16 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
     block_n, warps, maxnreg = TILES[D]
+    if SPLIT:
+        warps = 4  # the kernel's own partition: consumer warp group 0
     delta = _DELTA.bind((triton.cdiv(N, DELTA_ROWS), B * H), (),
                         (*o.stride()[:3], *do.stride()[:3], H, N), D=D, BLOCK_M=DELTA_ROWS)
     fused = _KERNEL.bind(
         (programs * (layout_block // block_n), kv_groups), (q.dtype,),
         (H, H_kv, N, Nk, num_kv_blocks, sched_heads, H // H_kv, q_slots),
         LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=block_n, D=D, STAGES=STAGES,
-        DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, num_warps=warps, maxnreg=maxnreg)
+        DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, SPLIT=SPLIT, num_warps=warps,
+        maxnreg=maxnreg)
     return delta, fused
 
 
@@ -408,12 +605,13 @@ def backward(bound, q, k, v, do, o, lse, delta, dq, dk, dv, col_idx, col_part_id
     into ``dq``. Writes ``dq``, ``dk``, ``dv`` and the workspace of split columns."""
     B, H, N, D = q.shape
     block_n = TILES[D][0]
+    dq_cols = D * 64 // block_n if SPLIT else D  # a consumer warp group's columns
     dq_acc = torch.empty(B * H * N, D, dtype=torch.float32, device=q.device)
     bound[0]((o, do, delta, dq_acc), ())
     descriptor = hopper.descriptor
     bound[1]((dk, dv, col_idx, col_part_idx, col_part_code, col_sched, ws_dk, ws_dv),
              (descriptor(q, BLOCK_M), descriptor(k, block_n), descriptor(v, block_n),
-              descriptor(do, BLOCK_M), descriptor(dq_acc, BLOCK_M),
+              descriptor(do, BLOCK_M), descriptor(dq_acc, BLOCK_M, dq_cols),
               descriptor(lse.view(-1, BLOCK_M), 1), descriptor(delta.view(-1, BLOCK_M), 1),
               qk_scale, sm_scale))
     dq.copy_(dq_acc.view(B, H, N, D))
