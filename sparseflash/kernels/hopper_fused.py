@@ -338,25 +338,12 @@ if AVAILABLE:
         # runs at least once (else ptxas serialises every wgmma).
         if n_walk > 0:
             rot = _rotation(start_n, n_col, BLOCK_M)
-            if HAS_PARTIAL:
-                # A partial block's mask needs the tile's first query row: read from the
-                # table one tile ahead, off the softmax's path.
-                q_start = _query_tile(FULL_IDX, PART_IDX, rot, n_full, full_start, part_start,
-                                      True, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
             mbarrier.wait(kv_bar, 0)
             dk = warpgroup_mma_init(dk)
             for t in range(n_walk):
                 slot = t % STAGES
                 j = _column_tile(t, rot, n_col)
-                if HAS_PARTIAL:
-                    tile_start = q_start
-                    q_start = _query_tile(FULL_IDX, PART_IDX, _column_tile(t + 1, rot, n_col),
-                                          n_full, full_start, part_start, t + 1 < n_walk,
-                                          LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
                 mbarrier.wait(ready.index(slot), (t // STAGES) & 1)
-                # (1, BLOCK_M) rows of the score tile's layout, broadcast down its keys.
-                lse = lse_smem.index(slot).load(st_layout)
-                delta = delta_smem.index(slot).load(st_layout)
                 st = warpgroup_mma(k_rows, q_smem.index(slot).permute((1, 0)), zero_st,
                                    use_acc=False, is_async=True)
                 dpt = warpgroup_mma(v_rows, do_smem.index(slot).permute((1, 0)), zero_st,
@@ -369,10 +356,15 @@ if AVAILABLE:
                 # the copies that will overwrite them.
                 fence_async_shared()
                 mbarrier.arrive(empty.index((t + STAGES - 1) % STAGES), count=1, pred=t > 0)
+                # LSE and delta as (1, BLOCK_M) rows of the score tile's layout, broadcast
+                # down its keys: read once needed (16 registers a thread each).
+                lse = lse_smem.index(slot).load(st_layout)
                 pt = gl.exp2(st * qk_scale - lse)
                 if HAS_PARTIAL:
                     if j >= n_full:  # a partial block's tile
                         listed = part_start + (j - n_full) // SUB
+                        tile_start = gl.load(PART_IDX + listed) * LAYOUT_BLOCK \
+                            + (j % SUB) * BLOCK_M
                         keep = hopper.partial_keep(gl.load(PART_CODE + listed), tile_start,
                                                    key_start, Nk, BLOCK_M, KEYS, st_layout,
                                                    KEYS_FIRST=True)
@@ -380,6 +372,7 @@ if AVAILABLE:
                 p_op = gl.convert_layout(pt.to(dtype), op_layout)
                 dv = warpgroup_mma(p_op, do_smem.index(slot), dv, is_async=True)
                 dpt, p_op = warpgroup_mma_wait(num_outstanding=1, deps=(dpt, p_op))
+                delta = delta_smem.index(slot).load(st_layout)
                 dst = pt * (dpt - delta) * sm_scale
                 # Buffer t % DS_BUFS was last read by tile t - DS_BUFS's dQ products, which
                 # both warp groups completed before they arrived on ds_full for the tile
