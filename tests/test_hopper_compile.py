@@ -116,15 +116,13 @@ def _compile_dkdv(d, has_partial, dtype=torch.bfloat16):
                               target=GPUTarget("cuda", 90, 128), options=options)
 
 
-def _compile_fused(d, has_partial, dtype=torch.bfloat16, split=None):
+def _compile_fused(d, has_partial, dtype=torch.bfloat16):
     """triton.compile of the fused backward for sm_90, as ``hopper_fused.backward``
     launches it (with its register cap)."""
     f = hopper_fused
-    split = f.SPLIT if split is None else split
-    block_n, warps, maxnreg = f.TILES[d]
-    if split:
-        warps = 4
-    dq_cols = d * 64 // block_n if split else d
+    block_n, maxnreg = f.TILES[d]
+    warps = f.NUM_WARPS
+    dq_cols = d * f.KEYS_PER_WG // block_n
     kernel = f.hopper_fused_backward_kernel
     sig = {name: "constexpr" for name in kernel.arg_names}
     for name, rows, width, cols, dt in (
@@ -142,7 +140,7 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16, split=None):
     for name in ("H", "H_KV", "N", "Nk", "NUM_KV_BLOCKS", "SCHED_HEADS", "GROUP", "WS_SLOTS"):
         sig[name] = "i32"
     consts = dict(LAYOUT_BLOCK=128, BLOCK_M=f.BLOCK_M, BLOCK_N=block_n, D=d,
-                  STAGES=f.STAGES, DQ_BUFS=f.DQ_BUFS, HAS_PARTIAL=has_partial, SPLIT=split,
+                  STAGES=f.STAGES, DQ_BUFS=f.DQ_BUFS, HAS_PARTIAL=has_partial,
                   num_warps=warps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

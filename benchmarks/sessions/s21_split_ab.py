@@ -8,6 +8,10 @@ alternating, in one process.
 N = 16K, H = 16, bf16; each variant's dQ, dK, dV against the two-kernel backward's
 (itself tested against float64 in tests/test_gpu.py), then ``launch.backward`` timed
 (do_bench median) and its kernels' CUDA time (torch profiler).
+
+It ran on the trees of commits 89a1fd9 (call 1) and c17b82a (call 2), where
+``hopper_fused.SPLIT`` chose between the two forms; the lockstep form was then removed,
+so on later trees the two fused variants are the same kernel.
 """
 
 import os

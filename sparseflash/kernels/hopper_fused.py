@@ -6,14 +6,16 @@ kernel does FlashAttention-2's five and adds each tile's ``dQ = dS K`` into a fl
 accumulator with TMA reductions (``cp.reduce.async.bulk.tensor``), as FlashAttention-3's
 backward does (Shah et al., 2024). It runs on the column schedule of
 ``hopper_backward.hopper_dkdv_kernel`` (one program per (key tile, kv head group), every
-query head of its GQA group walked in one loop, split columns to the workspace) in three
+query head of its GQA group walked in one loop, split columns to the workspace) in warp-specialised
 partitions (``gl.warp_specialize``):
 
-* the consumers (the kernel's warps, a warp group per 64 key rows: two at D=128): per
-  query tile ``S^T = K Q^T`` and ``dP^T = V dO^T`` issued together, ``P^T`` from registers into
-  ``dV += P^T dO``, ``dS^T`` (scaled by the softmax scale) once to shared memory as the
-  left operand of both ``dQ_tile = dS K`` and ``dK += dS^T Q``; dQ's tile goes to a
-  float32 buffer and the warps move on;
+* the consumers, a warp group per 64 key rows of the program's tile (two at D=128), each
+  a partition of its own: per query tile ``S^T = K Q^T`` and ``dP^T = V dO^T`` issued
+  together, ``P^T`` from registers into ``dV += P^T dO``, ``dS^T`` (scaled by the softmax
+  scale) once to shared memory as the left operand of both ``dQ_tile = dS K`` and
+  ``dK += dS^T Q``; each computes its own columns of dQ's tile, which needs every warp
+  group's rows of dS (exchanged through two buffers and a barrier that counts an arrival
+  from each), into a float32 buffer of its own, and moves on;
 * the loader (1 warp): K and V once, then each tile's Q, dO, LSE and delta into a ring of
   ``STAGES`` buffers, reading the table as it issues the copies, each slot refilled as
   soon as the consumers release it (LSE and delta from shared memory took 4-7% off the
@@ -23,14 +25,21 @@ partitions (``gl.warp_specialize``):
 The workers keep 24 registers a thread and the consumers get the rest (:data:`TILES`).
 Serial, the same five products lost to the two kernels (NOTES v19: the waits for each
 reduction and copy sat on the loop's critical path, and at D=128 it spilled). Warp
-specialised, on an H200 at D=128 (N=16K, 16 heads, bf16) the backward took 11.7-12.1 ms
-where the two kernels took 12.8-13.1 (dense) and 0-6% less on the sparse layouts, whose
-time the delta kernel (which zeroes 4 bytes a dQ element) and dQ's cast weigh on, before
-the two changes of NOTES v21 took another 5-8% off (dense 10.9-11.0 ms). At D=64, on
-64 x 64 tiles with two programs an SM, it measured from 16% faster (causal) to 9% slower
-(``local(3)``) by layout (``benchmarks/sessions/s19_fused_ab.py``, ``s19-call13.sh``): by
-default it runs at D=128, and at D=64 where the layout has partial blocks (causal: 6-20%
-faster) or split columns (random+global: 6%).
+specialised, with both consumer warp groups in one partition, on an H200 at D=128 (N=16K,
+16 heads, bf16) the kernel took 10.6-10.8 ms where the two kernels took 12.5-13.7 (dense)
+and 0.69 against 0.87 on ``local(3)`` (NOTES v21-v22). In one partition every mbarrier
+arrive synchronised all 256 consumer threads, five times a tile, and held the two warp
+groups in step; as two partitions (NOTES v23, ``benchmarks/sessions/s21_split_ab.py``)
+the kernel took 2-8% less: dense 10.4-10.7 ms, causal 5.2 against 5.7, ``local(3)``
+0.67-0.68 against 0.69-0.70, ``butterfly`` 0.76-0.78 against 0.80-0.83, random+global 0.66
+against 0.68. The two warp groups still meet once a tile, at the dS exchange; the slot
+releases and dQ hand-offs, which in one partition synchronised all 256 threads, now
+synchronise each warp group alone. At D=64, on 64 x 64 tiles (one consumer warp group,
+two programs an SM), it measured from 16% faster (causal) to 9% slower (``local(3)``) than
+the two kernels by layout (``s19_fused_ab.py``, ``s19-call13.sh``): by default it runs at
+D=128, and at D=64 where the layout has partial blocks (causal: 6-20% faster) or split
+columns (random+global: 6%). The delta kernel (which also zeroes 4 bytes a dQ element)
+and dQ's cast take 0.12 ms at D=128, 15% of a ``local(3)`` backward.
 
 dQ's sum runs in whatever order the programs' reductions land, so it is not bitwise
 reproducible; with ``torch.use_deterministic_algorithms(True)`` :func:`usable` says no
@@ -51,13 +60,14 @@ AVAILABLE = hopper.AVAILABLE
 
 #: Query rows per step, Q/dO buffers, dQ buffers.
 BLOCK_M, STAGES, DQ_BUFS = 64, 2, 1
-#: By head dim: key rows per program, consumer warps (a warp group per 64 key rows), and
-#: the register cap of the whole program, whose workers take a warp group of their own.
-#: D=128: 12 warps at 168, the consumers get 240. D=64: 8 warps at 128, two programs an SM
-#: (their shared memory fits too), the consumers get 232.
-TILES = {128: (128, 8, 168), 64: (64, 4, 128)}
-#: Each consumer warp group a partition of its own (False: both in one, in lockstep).
-SPLIT = True
+#: Key rows a consumer warp group takes, and warps of the kernel's own partition (consumer
+#: warp group 0; the other consumers and the two workers are partitions of their own).
+KEYS_PER_WG, NUM_WARPS = 64, 4
+#: By head dim: key rows per program (a consumer warp group per 64) and the register cap of
+#: the whole program. D=128: 10 warps (12 allocated) at 168, the consumers get 240. D=64:
+#: 6 warps (8) at 128, two programs an SM (their shared memory fits too), the consumer
+#: gets 232.
+TILES = {128: (128, 168), 64: (64, 128)}
 #: Rows of the delta kernel's programs.
 DELTA_ROWS = 64
 
@@ -189,108 +199,6 @@ if AVAILABLE:
                 mbarrier.arrive(dq_empty.index(wg * BUFS + buf), count=1)
 
     @gluon.jit
-    def _consumer(k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem, dq_smem,
-                  kv_bar, ready, empty, dq_ready, dq_empty, DK, DV, FULL_IDX, PART_IDX,
-                  PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS,
-                  SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK: gl.constexpr,
-                  BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, D: gl.constexpr,
-                  STAGES: gl.constexpr, DQ_BUFS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
-                  num_warps: gl.constexpr):
-        """The kernel's own warps: the five products of every tile, then dK and dV (or a
-        split column's partial sums) stored. On each back edge the last tile's dK is in
-        flight."""
-        SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
-        dtype: gl.constexpr = k_smem.dtype
-        # Key rows down the warps (a warp group per 64); dQ's tile splits D between the
-        # two warp groups, each reading all of dS.
-        st_layout: gl.constexpr = gl.NVMMADistributedLayout(
-            version=[3, 0], warps_per_cta=[num_warps, 1], instr_shape=[16, BLOCK_M, 16])
-        kv_layout: gl.constexpr = gl.NVMMADistributedLayout(
-            version=[3, 0], warps_per_cta=[num_warps, 1], instr_shape=[16, D, 16])
-        WM: gl.constexpr = BLOCK_M // 16
-        WN: gl.constexpr = num_warps // WM
-        dq_layout: gl.constexpr = gl.NVMMADistributedLayout(
-            version=[3, 0], warps_per_cta=[WM, WN], instr_shape=[16, D // WN, 16])
-        op_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=kv_layout,
-                                                      k_width=2)
-
-        (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col, n_walk,
-         q_row0) = _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, LAYOUT_BLOCK,
-                           BLOCK_M, BLOCK_N, HAS_PARTIAL)
-
-        zero_st = gl.zeros([BLOCK_N, BLOCK_M], gl.float32, st_layout)
-        zero_dq = gl.zeros([BLOCK_M, D], gl.float32, dq_layout)
-        dk = gl.zeros([BLOCK_N, D], gl.float32, kv_layout)
-        dv = gl.zeros([BLOCK_N, D], gl.float32, kv_layout)
-        # As in hopper_backward: dK in flight across the back edge only where the loop
-        # runs at least once (else ptxas serialises every wgmma).
-        if n_walk > 0:
-            rot = _rotation(start_n, n_col, BLOCK_M)
-            if HAS_PARTIAL:
-                # A partial block's mask needs the tile's first query row: read from the
-                # table one tile ahead, off the softmax's path.
-                q_start = _query_tile(FULL_IDX, PART_IDX, rot, n_full, full_start, part_start,
-                                      True, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
-            mbarrier.wait(kv_bar, 0)
-            dk = warpgroup_mma_init(dk)
-            for t in range(n_walk):
-                slot = t % STAGES
-                j = _column_tile(t, rot, n_col)
-                if HAS_PARTIAL:
-                    tile_start = q_start
-                    q_start = _query_tile(FULL_IDX, PART_IDX, _column_tile(t + 1, rot, n_col),
-                                          n_full, full_start, part_start, t + 1 < n_walk,
-                                          LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
-                mbarrier.wait(ready.index(slot), (t // STAGES) & 1)
-                # (1, BLOCK_M) rows of the score tile's layout, broadcast down its keys.
-                lse = lse_smem.index(slot).load(st_layout)
-                delta = delta_smem.index(slot).load(st_layout)
-                st = warpgroup_mma(k_smem, q_smem.index(slot).permute((1, 0)), zero_st,
-                                   use_acc=False, is_async=True)
-                dpt = warpgroup_mma(v_smem, do_smem.index(slot).permute((1, 0)), zero_st,
-                                    use_acc=False, is_async=True)
-                # In flight: the last tile's dK, then S^T and dP^T. Wait for all but dP^T:
-                # every product of the last tile is done, so its slot goes to the loader.
-                st, dk = warpgroup_mma_wait(num_outstanding=1, deps=(st, dk))
-                # The last tile's LSE and delta were read by plain loads: ordered before
-                # the copies that will overwrite them.
-                fence_async_shared()
-                mbarrier.arrive(empty.index((t + STAGES - 1) % STAGES), count=1, pred=t > 0)
-                pt = gl.exp2(st * qk_scale - lse)
-                if HAS_PARTIAL:
-                    if j >= n_full:  # a partial block's tile
-                        listed = part_start + (j - n_full) // SUB
-                        keep = hopper.partial_keep(gl.load(PART_CODE + listed), tile_start,
-                                                   start_n, Nk, BLOCK_M, BLOCK_N, st_layout,
-                                                   KEYS_FIRST=True)
-                        pt = gl.where(keep, pt, 0.0)
-                p_op = gl.convert_layout(pt.to(dtype), op_layout)
-                dv = warpgroup_mma(p_op, do_smem.index(slot), dv, is_async=True)
-                dpt, p_op = warpgroup_mma_wait(num_outstanding=1, deps=(dpt, p_op))
-                dst = pt * (dpt - delta) * sm_scale
-                # The last tile's dK and dQ products, which read ds_smem, have completed
-                # in both warp groups (the waits above and the barrier before the last
-                # arrive on dq_ready).
-                ds_smem.store(dst.to(dtype))
-                fence_async_shared()
-                dq = warpgroup_mma(ds_smem.permute((1, 0)), k_smem, zero_dq, use_acc=False,
-                                   is_async=True)
-                dk = warpgroup_mma(ds_smem, q_smem.index(slot), dk, is_async=True)
-                dq, dv = warpgroup_mma_wait(num_outstanding=1, deps=(dq, dv))
-                buf = t % DQ_BUFS
-                mbarrier.wait(dq_empty.index(buf), ((t // DQ_BUFS) & 1) ^ 1)
-                dq_smem.index(buf).store(dq)
-                fence_async_shared()
-                mbarrier.arrive(dq_ready.index(buf), count=1)
-            dk, dv = warpgroup_mma_wait(num_outstanding=0, deps=(dk, dv))
-
-        # The coordinates again rather than held across the loop (registers; NOTES v18).
-        entry, b, kv_h, kb, start_n = hopper._coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS,
-                                                     LAYOUT_BLOCK, BLOCK_N)
-        hopper_backward.store_dkdv(dk, dv, DK, DV, WS_DK, WS_DV, entry, b, kv_h, kb, start_n,
-                                   H_KV, Nk, WS_SLOTS, LAYOUT_BLOCK, BLOCK_N, D, kv_layout)
-
-    @gluon.jit
     def _consume(WG: gl.constexpr, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem,
                  ds_smem, dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV,
                  FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H,
@@ -303,7 +211,7 @@ if AVAILABLE:
         its rows of dS^T into the tile's buffer (two, alternating) and arrives on
         ``ds_full``, then computes its own columns of dQ from the whole buffer. On each
         back edge the last tile's dK is in flight."""
-        KEYS: gl.constexpr = 64
+        KEYS: gl.constexpr = 64  # KEYS_PER_WG
         BLOCK_N: gl.constexpr = k_smem.shape[0]
         D: gl.constexpr = k_smem.shape[1]
         NUM_WG: gl.constexpr = BLOCK_N // KEYS
@@ -357,11 +265,14 @@ if AVAILABLE:
                 fence_async_shared()
                 mbarrier.arrive(empty.index((t + STAGES - 1) % STAGES), count=1, pred=t > 0)
                 # LSE and delta as (1, BLOCK_M) rows of the score tile's layout, broadcast
-                # down its keys: read once needed (16 registers a thread each).
+                # down its keys, each read where it is needed: read before the products,
+                # their 32 registers a thread made ptxas spill (NOTES v23).
                 lse = lse_smem.index(slot).load(st_layout)
                 pt = gl.exp2(st * qk_scale - lse)
                 if HAS_PARTIAL:
                     if j >= n_full:  # a partial block's tile
+                        # Its first query row read here, not held from a tile ahead
+                        # (registers).
                         listed = part_start + (j - n_full) // SUB
                         tile_start = gl.load(PART_IDX + listed) * LAYOUT_BLOCK \
                             + (j % SUB) * BLOCK_M
@@ -434,7 +345,7 @@ if AVAILABLE:
             H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS,
             LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, DQ_BUFS: gl.constexpr,
-            HAS_PARTIAL: gl.constexpr, SPLIT: gl.constexpr, num_warps: gl.constexpr):
+            HAS_PARTIAL: gl.constexpr, num_warps: gl.constexpr):
         """Program (column schedule entry, key tile) x (batch, kv head repeat), as
         ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares but for LSE and
         DELTA, which come as descriptors over their (B*H*N // BLOCK_M, BLOCK_M) rows
@@ -446,8 +357,8 @@ if AVAILABLE:
          q_row0) = _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, LAYOUT_BLOCK,
                            BLOCK_M, BLOCK_N, HAS_PARTIAL)
         k_row = (b * H_KV + kv_h) * Nk + start_n
-        # Consumer warp groups (a warp group per 64 key rows) with a dQ buffer each, and
-        # dS buffers: two where warp groups in partitions of their own exchange dS.
+        # Consumer warp groups (a partition of its own per 64 key rows) with a dQ buffer
+        # each, and dS buffers: two where the warp groups exchange dS.
         NUM_WG: gl.constexpr = D // dq_desc.block_type.shape[1]
         DS_BUFS: gl.constexpr = 2 if NUM_WG > 1 else 1
 
@@ -475,8 +386,7 @@ if AVAILABLE:
         mbarrier.init(kv_bar, count=1)
         for s in gl.static_range(STAGES):
             mbarrier.init(ready.index(s), count=1)
-            # One arrival from each consumer partition.
-            mbarrier.init(empty.index(s), count=NUM_WG if SPLIT else 1)
+            mbarrier.init(empty.index(s), count=NUM_WG)  # one arrival a warp group
         for s in gl.static_range(DS_BUFS):
             mbarrier.init(ds_full.index(s), count=NUM_WG)
         for s in gl.static_range(NUM_WG * DQ_BUFS):
@@ -491,18 +401,7 @@ if AVAILABLE:
                        _rotation(start_n, cols, BLOCK_M), n_full, n_walk, full_start,
                        part_start, q_row0, k_row, N, LAYOUT_BLOCK, BLOCK_M, STAGES, DQ_BUFS,
                        HAS_PARTIAL)
-        if not SPLIT:
-            gl.warp_specialize([
-                (_consumer, (k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem,
-                             ds_smem.index(0), dq_smem, kv_bar, ready, empty, dq_ready,
-                             dq_empty, DK, DV, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
-                             WS_DV, qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS,
-                             SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, D,
-                             STAGES, DQ_BUFS, HAS_PARTIAL, num_warps)),
-                (_loader, worker_args),
-                (_dq_adder, worker_args),
-            ], [1, 1], [24, 24])
-        elif NUM_WG == 1:
+        if NUM_WG == 1:
             gl.warp_specialize([
                 (_consumer0, (k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                               dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK,
@@ -577,16 +476,14 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
     them."""
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
-    block_n, warps, maxnreg = TILES[D]
-    if SPLIT:
-        warps = 4  # the kernel's own partition: consumer warp group 0
+    block_n, maxnreg = TILES[D]
     delta = _DELTA.bind((triton.cdiv(N, DELTA_ROWS), B * H), (),
                         (*o.stride()[:3], *do.stride()[:3], H, N), D=D, BLOCK_M=DELTA_ROWS)
     fused = _KERNEL.bind(
         (programs * (layout_block // block_n), kv_groups), (q.dtype,),
         (H, H_kv, N, Nk, num_kv_blocks, sched_heads, H // H_kv, q_slots),
         LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=block_n, D=D, STAGES=STAGES,
-        DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, SPLIT=SPLIT, num_warps=warps,
+        DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, num_warps=NUM_WARPS,
         maxnreg=maxnreg)
     return delta, fused
 
@@ -598,7 +495,7 @@ def backward(bound, q, k, v, do, o, lse, delta, dq, dk, dv, col_idx, col_part_id
     into ``dq``. Writes ``dq``, ``dk``, ``dv`` and the workspace of split columns."""
     B, H, N, D = q.shape
     block_n = TILES[D][0]
-    dq_cols = D * 64 // block_n if SPLIT else D  # a consumer warp group's columns
+    dq_cols = D * KEYS_PER_WG // block_n  # a consumer warp group's columns of dQ
     dq_acc = torch.empty(B * H * N, D, dtype=torch.float32, device=q.device)
     bound[0]((o, do, delta, dq_acc), ())
     descriptor = hopper.descriptor
