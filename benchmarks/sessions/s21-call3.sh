@@ -1,6 +1,6 @@
 # Session 21, device call 3 (nvidia-h200, one GPU): the README's table on the tree with the
-# ping-pong forward at D=128 and the fused backward at D=64 on causal and split-column
-# layouts (sparseflash and the peers in separate processes), then the whole GPU test file.
+# fused backward's consumer warp groups as partitions of their own (sparseflash and the
+# peers in separate processes), then the whole GPU test file.
 source benchmarks/sessions/common.sh
 PATTERNS=(dense causal "local(3)" butterfly "local(1) | global(1) | random(2)")
 for d in 64 128; do
