@@ -30,7 +30,7 @@ specialised, with both consumer warp groups in one partition, on an H200 at D=12
 and 0.69 against 0.87 on ``local(3)`` (NOTES v21-v22). In one partition every mbarrier
 arrive synchronised all 256 consumer threads, five times a tile, and held the two warp
 groups in step; as two partitions (NOTES v23, ``benchmarks/sessions/s21_split_ab.py``)
-the kernel took 2-8% less: dense 10.4-10.7 ms, causal 5.2 against 5.7, ``local(3)``
+the kernel took 1-9% less: dense 10.4-10.7 ms, causal 5.2 against 5.7, ``local(3)``
 0.67-0.68 against 0.69-0.70, ``butterfly`` 0.76-0.78 against 0.80-0.83, random+global 0.66
 against 0.68. The two warp groups still meet once a tile, at the dS exchange; the slot
 releases and dQ hand-offs, which in one partition synchronised all 256 threads, now
