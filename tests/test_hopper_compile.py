@@ -130,7 +130,8 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16):
             ("v_desc", block_n, d, d, dtype), ("do_desc", f.BLOCK_M, d, d, dtype),
             ("dq_desc", f.BLOCK_M, d, dq_cols, torch.float32),
             ("lse_desc", 1, f.BLOCK_M, f.BLOCK_M, torch.float32),
-            ("delta_desc", 1, f.BLOCK_M, f.BLOCK_M, torch.float32)):
+            ("delta_desc", 1, f.BLOCK_M, f.BLOCK_M, torch.float32),
+            ("dk_desc", f.KEYS_PER_WG, d, d, dtype), ("dv_desc", f.KEYS_PER_WG, d, d, dtype)):
         desc = hopper.descriptor(torch.empty(4096, width, dtype=dt), rows, cols)
         sig[name] = native_specialize_impl(BaseBackend, desc, False, True, True)[0]
     out = "*bf16" if dtype == torch.bfloat16 else "*fp16"
@@ -141,7 +142,7 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16):
         sig[name] = "i32"
     consts = dict(LAYOUT_BLOCK=128, BLOCK_M=f.BLOCK_M, BLOCK_N=block_n, D=d,
                   STAGES=f.STAGES, DQ_BUFS=f.DQ_BUFS, HAS_PARTIAL=has_partial,
-                  num_warps=warps)
+                  TMA_STORE=f.TMA_STORE, num_warps=warps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return triton.compile(GluonASTSource(kernel, sig, consts),

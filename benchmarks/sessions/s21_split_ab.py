@@ -32,7 +32,9 @@ VARIANTS = [("two kernels", "0", True), ("fused, lockstep", "1", False),
             ("fused, split", "1", True)]
 
 
-def main():
+def main(variants=VARIANTS, switch="SPLIT"):
+    """Each of ``variants`` (label, SPARSEFLASH_FUSED_BACKWARD, value of
+    ``hopper_fused.<switch>``) in turn, for every pattern, two rounds."""
     print("triton", triton.__version__, "torch", torch.__version__, torch.cuda.get_device_name())
     D = int(sys.argv[sys.argv.index("--head-dim") + 1]) if "--head-dim" in sys.argv else 128
     rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 2
@@ -50,9 +52,9 @@ def main():
                                       None, 0, 0.0)
         ref = None
         for rnd in range(rounds):
-            for label, fused, split in VARIANTS:
+            for label, fused, value in variants:
                 os.environ["SPARSEFLASH_FUSED_BACKWARD"] = fused
-                hopper_fused.SPLIT = split
+                setattr(hopper_fused, switch, value)
                 launch.clear_plans()
                 got = run()
                 if ref is None:

@@ -55,6 +55,7 @@ import triton
 import triton.language as tl
 
 from . import fastlaunch, hopper, hopper_backward
+from .common import ENTRY_SLOT
 
 AVAILABLE = hopper.AVAILABLE
 
@@ -68,6 +69,9 @@ KEYS_PER_WG, NUM_WARPS = 64, 4
 #: 6 warps (8) at 128, two programs an SM (their shared memory fits too), the consumer
 #: gets 232.
 TILES = {128: (128, 168), 64: (64, 128)}
+#: dK and dV tiles wholly inside Nk of unsplit columns leave by TMA stores through free
+#: shared buffers instead of the threads' pointer stores.
+TMA_STORE = True
 #: Rows of the delta kernel's programs.
 DELTA_ROWS = 64
 
@@ -98,7 +102,7 @@ def delta_kernel(O, DO, DELTA, DQ_ACC, stride_ob, stride_oh, stride_on, stride_d
 if AVAILABLE:
     gl = hopper.gl
     gluon = hopper.gluon
-    mbarrier, tma_load = hopper.mbarrier, hopper.tma_load
+    mbarrier, tma_load, tma_store = hopper.mbarrier, hopper.tma_load, hopper.tma_store
     warpgroup_mma, warpgroup_mma_wait = hopper.warpgroup_mma, hopper.warpgroup_mma_wait
     from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, tma,
                                                                   warpgroup_mma_init)
@@ -201,10 +205,10 @@ if AVAILABLE:
     @gluon.jit
     def _consume(WG: gl.constexpr, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem,
                  ds_smem, dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV,
-                 FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H,
-                 H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS,
+                 dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
+                 qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS,
                  LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
-                 HAS_PARTIAL: gl.constexpr):
+                 HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
         """Consumer warp group WG, a partition of its own: the five products of every tile
         for its 64 of the program's key rows, then their dK and dV (or a split column's
         partial sums) stored. dQ's tile needs every key row's dS: each warp group stores
@@ -310,42 +314,66 @@ if AVAILABLE:
         # The coordinates again rather than held across the loop (registers; NOTES v18).
         entry, b, kv_h, kb, start_n = hopper._coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS,
                                                      LAYOUT_BLOCK, BLOCK_N)
-        hopper_backward.store_dkdv(dk, dv, DK, DV, WS_DK, WS_DV, entry, b, kv_h, kb,
-                                   start_n + WG * KEYS, H_KV, Nk, WS_SLOTS, LAYOUT_BLOCK, KEYS,
-                                   D, kv_layout)
+        key_start = start_n + WG * KEYS
+        if TMA_STORE and (gl.load(entry + ENTRY_SLOT) < 0) & (key_start + KEYS <= Nk):
+            # Rows wholly inside Nk of an unsplit column leave by the copy engine, dV
+            # through this warp group's rows of V (only its own products read them) and
+            # dK through a Q/dO buffer: the one the last tile did not use, once both warp
+            # groups have released it (warp group 0 takes its Q half, 1 its dO half).
+            free = (n_walk + STAGES - 2) % STAGES
+            if n_walk > 1:
+                mbarrier.wait(empty.index(free), ((n_walk - 2) // STAGES) & 1)
+            if n_walk == 0:
+                mbarrier.wait(kv_bar, 0)  # V's copy lands before its buffer is reused
+            dk_out = q_smem.index(free) if WG == 0 else do_smem.index(free)
+            v_rows.store(dv.to(dtype))
+            dk_out.store(dk.to(dtype))
+            fence_async_shared()
+            row = (b * H_KV + kv_h) * Nk + key_start
+            tma_store(dk_desc, [row, 0], dk_out)
+            tma_store(dv_desc, [row, 0], v_rows)
+            tma.store_wait(0)
+        else:
+            # A split column's partial sums (float32, to the workspace) or a tile running
+            # past Nk (a TMA store would write the next head's rows): pointer stores.
+            hopper_backward.store_dkdv(dk, dv, DK, DV, WS_DK, WS_DV, entry, b, kv_h, kb,
+                                       key_start, H_KV, Nk, WS_SLOTS, LAYOUT_BLOCK, KEYS, D,
+                                       kv_layout)
 
     @gluon.jit
     def _consumer0(k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem, dq_smem,
-                   kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV, FULL_IDX,
-                   PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H, H_KV, N,
-                   Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK: gl.constexpr,
-                   BLOCK_M: gl.constexpr, STAGES: gl.constexpr, HAS_PARTIAL: gl.constexpr):
+                   kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV, dk_desc, dv_desc,
+                   FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H,
+                   H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS,
+                   LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
+                   HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
         _consume(0, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem, dq_smem,
-                 kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV, FULL_IDX,
-                 PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H, H_KV, N, Nk,
-                 NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK, BLOCK_M, STAGES,
-                 HAS_PARTIAL)
+                 kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV, dk_desc, dv_desc,
+                 FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H,
+                 H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK,
+                 BLOCK_M, STAGES, HAS_PARTIAL, TMA_STORE)
 
     @gluon.jit
     def _consumer1(k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem, dq_smem,
-                   kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV, FULL_IDX,
-                   PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H, H_KV, N,
-                   Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK: gl.constexpr,
-                   BLOCK_M: gl.constexpr, STAGES: gl.constexpr, HAS_PARTIAL: gl.constexpr):
+                   kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV, dk_desc, dv_desc,
+                   FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H,
+                   H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS,
+                   LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
+                   HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
         _consume(1, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem, dq_smem,
-                 kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV, FULL_IDX,
-                 PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H, H_KV, N, Nk,
-                 NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK, BLOCK_M, STAGES,
-                 HAS_PARTIAL)
+                 kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV, dk_desc, dv_desc,
+                 FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H,
+                 H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK,
+                 BLOCK_M, STAGES, HAS_PARTIAL, TMA_STORE)
 
     @gluon.jit
     def hopper_fused_backward_kernel(
             DK, DV, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
-            q_desc, k_desc, v_desc, do_desc, dq_desc, lse_desc, delta_desc, qk_scale, sm_scale,
-            H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS,
+            q_desc, k_desc, v_desc, do_desc, dq_desc, lse_desc, delta_desc, dk_desc, dv_desc,
+            qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS,
             LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, DQ_BUFS: gl.constexpr,
-            HAS_PARTIAL: gl.constexpr, num_warps: gl.constexpr):
+            HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr, num_warps: gl.constexpr):
         """Program (column schedule entry, key tile) x (batch, kv head repeat), as
         ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares but for LSE and
         DELTA, which come as descriptors over their (B*H*N // BLOCK_M, BLOCK_M) rows
@@ -405,9 +433,10 @@ if AVAILABLE:
             gl.warp_specialize([
                 (_consumer0, (k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                               dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK,
-                              DV, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
-                              qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS,
-                              GROUP, WS_SLOTS, LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL)),
+                              DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED,
+                              WS_DK, WS_DV, qk_scale, sm_scale, H, H_KV, N, Nk,
+                              NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK,
+                              BLOCK_M, STAGES, HAS_PARTIAL, TMA_STORE)),
                 (_loader, worker_args),
                 (_dq_adder, worker_args),
             ], [1, 1], [24, 24])
@@ -417,14 +446,16 @@ if AVAILABLE:
             gl.warp_specialize([
                 (_consumer0, (k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                               dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK,
-                              DV, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
-                              qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS,
-                              GROUP, WS_SLOTS, LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL)),
+                              DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED,
+                              WS_DK, WS_DV, qk_scale, sm_scale, H, H_KV, N, Nk,
+                              NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK,
+                              BLOCK_M, STAGES, HAS_PARTIAL, TMA_STORE)),
                 (_consumer1, (k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                               dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK,
-                              DV, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
-                              qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS,
-                              GROUP, WS_SLOTS, LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL)),
+                              DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED,
+                              WS_DK, WS_DV, qk_scale, sm_scale, H, H_KV, N, Nk,
+                              NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK,
+                              BLOCK_M, STAGES, HAS_PARTIAL, TMA_STORE)),
                 (_loader, worker_args),
                 (_dq_adder, worker_args),
             ], [4, 1, 1], [240, 24, 24])
@@ -483,7 +514,7 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
         (programs * (layout_block // block_n), kv_groups), (q.dtype,),
         (H, H_kv, N, Nk, num_kv_blocks, sched_heads, H // H_kv, q_slots),
         LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=block_n, D=D, STAGES=STAGES,
-        DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, num_warps=NUM_WARPS,
+        DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, TMA_STORE=TMA_STORE, num_warps=NUM_WARPS,
         maxnreg=maxnreg)
     return delta, fused
 
@@ -503,5 +534,5 @@ def backward(bound, q, k, v, do, o, lse, delta, dq, dk, dv, col_idx, col_part_id
              (descriptor(q, BLOCK_M), descriptor(k, block_n), descriptor(v, block_n),
               descriptor(do, BLOCK_M), descriptor(dq_acc, BLOCK_M, dq_cols),
               descriptor(lse.view(-1, BLOCK_M), 1), descriptor(delta.view(-1, BLOCK_M), 1),
-              qk_scale, sm_scale))
+              descriptor(dk, KEYS_PER_WG), descriptor(dv, KEYS_PER_WG), qk_scale, sm_scale))
     dq.copy_(dq_acc.view(B, H, N, D))
