@@ -323,15 +323,15 @@ def test_fused_backward_choice(monkeypatch):
     q128 = torch.zeros(1, 2, 256, 128, device="cuda", dtype=torch.bfloat16)
     on = hopper_fused.AVAILABLE and torch.cuda.get_device_capability()[0] == 9
 
-    def usable(q, block=128, dropout=0.0, padding=False, scheduled=True, irregular=False):
-        return hopper_fused.usable(q, q, q, q, block, dropout, padding, scheduled, irregular)
+    def usable(q, block=128, dropout=0.0, padding=False, scheduled=True):
+        return hopper_fused.usable(q, q, q, q, block, dropout, padding, scheduled)
 
     monkeypatch.delenv("SPARSEFLASH_GLUON", raising=False)
-    # auto: D=128, and D=64 with partial blocks or split columns
-    monkeypatch.delenv("SPARSEFLASH_FUSED_BACKWARD", raising=False)
+    monkeypatch.delenv("SPARSEFLASH_FUSED_BACKWARD", raising=False)  # auto: both head dims
     assert usable(q128) is on
-    assert usable(q64) is False
-    assert usable(q64, irregular=True) is on
+    assert usable(q64) is on
+    q96 = torch.zeros(1, 2, 256, 96, device="cuda", dtype=torch.bfloat16)
+    assert usable(q96) is False                           # no tile for this head dim
     assert usable(q128, block=64) is False                # block under the key tile
     assert usable(q128, dropout=0.1) is False
     assert usable(q128, padding=True) is False

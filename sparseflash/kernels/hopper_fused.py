@@ -35,11 +35,16 @@ the kernel took 1-9% less: dense 10.4-10.7 ms, causal 5.2 against 5.7, ``local(3
 against 0.68. The two warp groups still meet once a tile, at the dS exchange; the slot
 releases and dQ hand-offs, which in one partition synchronised all 256 threads, now
 synchronise each warp group alone. At D=64, on 64 x 64 tiles (one consumer warp group,
-two programs an SM), it measured from 16% faster (causal) to 9% slower (``local(3)``) than
-the two kernels by layout (``s19_fused_ab.py``, ``s19-call13.sh``): by default it runs at
-D=128, and at D=64 where the layout has partial blocks (causal: 6-20% faster) or split
-columns (random+global: 6%). The delta kernel (which also zeroes 4 bytes a dQ element)
-and dQ's cast take 0.12 ms at D=128, 15% of a ``local(3)`` backward.
+two programs an SM), it first measured from 16% faster (causal) to 9% slower
+(``local(3)``) than the two kernels by layout (``s19_fused_ab.py``, ``s19-call13.sh``).
+A tile's dK and dV leave by TMA stores through shared buffers the loop no longer needs
+(dV through the warp group's rows of V, dK through a Q/dO slot) where the threads' pointer
+stores had cost short columns most (NOTES v23, ``s21_store_ab.py``): at D=128 ``local(3)``
+0.63 against 0.68-0.70 ms, ``butterfly`` 0.71-0.73 against 0.77-0.82, random+global
+0.61-0.63 against 0.67, dense and causal even; at D=64 it is then 1-16% faster than the
+two kernels on every layout, so it runs by default at both head dims. The delta kernel
+(which also zeroes 4 bytes a dQ element) and dQ's cast take 0.12 ms at D=128, 15-20% of
+a ``local(3)`` backward.
 
 dQ's sum runs in whatever order the programs' reductions land, so it is not bitwise
 reproducible; with ``torch.use_deterministic_algorithms(True)`` :func:`usable` says no
@@ -471,22 +476,19 @@ def choice() -> str:
 
 
 def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor,
-           layout_block: int, dropout_p: float, has_padding: bool, scheduled: bool,
-           partial_or_split: bool = False) -> bool:
+           layout_block: int, dropout_p: float, has_padding: bool, scheduled: bool) -> bool:
     """Whether ``launch.backward`` runs this kernel (and the delta kernel) in place of the
     dQ and dK/dV kernels. Where ``hopper_backward.usable`` could run its dK/dV kernel (an
     sm_90 GPU, float16 or bfloat16, no dropout or key padding, the column schedule, a
     query length that is a multiple of the layout block, contiguous inputs, Gluon not
-    turned off), with a layout block that the key tile (:data:`TILES`) divides, and unless
-    PyTorch is asked for deterministic algorithms (dQ's sum order varies).
-    ``SPARSEFLASH_FUSED_BACKWARD``: ``auto`` (the default) at D=128, and at D=64 on layouts
-    with partial blocks or split columns (``partial_or_split``: causal diagonals, global
-    columns), where it measured faster (module docstring); ``1`` at D=64 on every layout;
-    ``0`` never."""
-    fused = choice()
+    turned off), at a head dim of :data:`TILES` with a layout block that its key tile
+    divides, and unless PyTorch is asked for deterministic algorithms (dQ's sum order
+    varies). ``SPARSEFLASH_FUSED_BACKWARD``: ``auto`` (the default) and ``1`` wherever it
+    can (since NOTES v23 it measured faster than the two kernels on every layout at both
+    head dims; until then ``auto`` left D=64 layouts without partial blocks or split
+    columns to them); ``0`` never."""
     d = q.shape[-1]
-    if (fused == "0" or hopper.gluon_choice() == "0" or d not in TILES
-            or (fused == "auto" and d != 128 and not partial_or_split) or not scheduled
+    if (choice() == "0" or hopper.gluon_choice() == "0" or d not in TILES or not scheduled
             or q.shape[2] % layout_block or torch.are_deterministic_algorithms_enabled()):
         return False
     return hopper.inputs_fit((q, k, v, do), layout_block, (BLOCK_M, TILES[d][0]),

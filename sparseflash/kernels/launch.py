@@ -461,8 +461,7 @@ def _backward_plan(q, k, v, do, o, dq, dk, dv, meta: LayoutMeta, has_padding: bo
             _bind_split_sum(grad, H_kv, Nk, meta.num_kv_blocks, sched_heads, meta.q_slots,
                             meta.q_split_rows, col_split_width, kv_groups, meta.block)
             for grad in (dk, dv))
-    if hopper_fused.usable(q, k, v, do, meta.block, dropout_p, has_padding, scheduled,
-                           bool(meta.has_partial) or meta.q_slots > 0):
+    if hopper_fused.usable(q, k, v, do, meta.block, dropout_p, has_padding, scheduled):
         fused = hopper_fused.bind(q, k, o, do, meta.q_programs, kv_groups, meta.num_kv_blocks,
                                   sched_heads, meta.q_slots, meta.block,
                                   bool(meta.has_partial))
