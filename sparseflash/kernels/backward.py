@@ -398,7 +398,9 @@ def sum_split_rows_kernel(
     offs_d = tl.arange(0, BLOCK_D)
     d_ok = offs_d < D
     total = tl.zeros((BLOCK_M, BLOCK_D), tl.float32)
-    for c in range(0, MAX_CHUNKS):
+    # Pipelined (the slot's load and the chunk's, two ahead): in a plain loop each chunk
+    # waited for two dependent loads, ~1.5 us, and a 10-chunk column took 16 us.
+    for c in tl.range(0, MAX_CHUNKS, num_stages=3):
         slot = tl.load(SPLIT_SLOTS + u * MAX_CHUNKS + c)
         ok = offs_m < tl.where(slot < NUM_SLOTS, N, 0)  # padding slots read nothing
         ws = (g.to(tl.int64) * NUM_SLOTS + slot) * LAYOUT_BLOCK + offs_r

@@ -205,7 +205,8 @@ def merge_split_rows_kernel(
     m_i = tl.full((BLOCK_M,), float("-inf"), tl.float32)
     l_i = tl.zeros((BLOCK_M,), tl.float32)
     acc = tl.zeros((BLOCK_M, BLOCK_D), tl.float32)
-    for c in range(0, MAX_CHUNKS):
+    # Pipelined (the slot's load and the chunk's, two ahead), as sum_split_rows_kernel.
+    for c in tl.range(0, MAX_CHUNKS, num_stages=3):
         slot = tl.load(SPLIT_SLOTS + u * MAX_CHUNKS + c)
         # A padding slot reads nothing: its rows count as past the end.
         ok = offs_m < tl.where(slot < NUM_SLOTS, N, 0)

@@ -135,6 +135,10 @@ _forward = _tuned(attention_forward_kernel, "fwd")
 _dkdv = _tuned(attention_dkdv_kernel, "dkdv")
 _dq = _tuned(attention_dq_kernel, "dq")
 _merge = Kernel(merge_split_rows_kernel)
+#: Rows per program of the merge and split-sum kernels: a split row's block in 8 programs
+#: (at block 128), each a few registers a thread, for the pipelined chunk loads to run in
+#: parallel across SMs.
+SPLIT_TILE_ROWS = 16
 _sum_split = Kernel(sum_split_rows_kernel)
 
 
@@ -338,7 +342,7 @@ def _forward_plan(q, k, v, o, meta: LayoutMeta, has_padding: bool, s_kpm: int, s
         # One launch for every split row: the merge is a handful of microseconds of GPU
         # work, and a chain of small torch ops would cost more in launches than the split
         # saves.
-        block_m = min(meta.block, 64)
+        block_m = min(meta.block, SPLIT_TILE_ROWS)
         merge = _merge.bind(
             (meta.kv_split_rows, groups, meta.block // block_m), (),
             (*o.stride(), H, N, D, meta.num_q_blocks, meta.heads, meta.kv_slots, split_width),
@@ -420,7 +424,7 @@ def _bind_split_sum(grad: torch.Tensor, heads: int, length: int, num_rows: int,
     """The launch that sums the chunks' partial gradients in a workspace ``(groups,
     num_slots, block, D)`` into the split rows (or columns) of ``grad (B, heads, length,
     D)``: one launch for all of them."""
-    tile = min(block, 64)
+    tile = min(block, SPLIT_TILE_ROWS)
     D = grad.shape[-1]
     return _sum_split.bind(
         (split_rows, groups, block // tile), (),
