@@ -297,7 +297,7 @@ def test_gluon_backward_choice(monkeypatch):
 
 
 # The fused warp-specialised backward of sm_90 GPUs (kernels.hopper_fused; by default at
-# D=128, forced here at both head dims): the dK/dV kernel's cases whose layout block 128
+# both head dims, forced here): the dK/dV kernel's cases whose layout block 128
 # divides (its key tile), plus GQA with split columns and columns without queries at D=128.
 FUSED_BWD_CASES = [c for c in GLUON_BWD_CASES if c[7] % 128 == 0] + [
     ("local(2) | global(1)", 2, 8, 2, 2048, 2048, 128, 128, False),

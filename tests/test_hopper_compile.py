@@ -293,6 +293,8 @@ def test_descriptors_are_kept_by_address_without_the_tensor():
     assert (kept.shape, kept.strides, kept.block_shape) == ([2048, 64], [64, 1], [64, 64])
     # Anything a descriptor is made of, changed, gives another one.
     assert hopper.descriptor(t, 128) is not kept
+    assert hopper.descriptor(t, 64, 32).block_shape == [64, 32]  # a tile of some columns
+    assert hopper.descriptor(t, 64, 32) is not kept
     assert hopper.descriptor(t.view(2, 4, 128, 128), 64) is not kept
     assert hopper.descriptor(t.view(torch.float16), 64) is not kept
     assert hopper.descriptor(t[1], 64) is not kept

@@ -6,8 +6,8 @@ kernel does FlashAttention-2's five and adds each tile's ``dQ = dS K`` into a fl
 accumulator with TMA reductions (``cp.reduce.async.bulk.tensor``), as FlashAttention-3's
 backward does (Shah et al., 2024). It runs on the column schedule of
 ``hopper_backward.hopper_dkdv_kernel`` (one program per (key tile, kv head group), every
-query head of its GQA group walked in one loop, split columns to the workspace) in warp-specialised
-partitions (``gl.warp_specialize``):
+query head of its GQA group walked in one loop, split columns to the workspace) in
+warp-specialised partitions (``gl.warp_specialize``):
 
 * the consumers, a warp group per 64 key rows of the program's tile (two at D=128), each
   a partition of its own: per query tile ``S^T = K Q^T`` and ``dP^T = V dO^T`` issued
@@ -211,15 +211,16 @@ if AVAILABLE:
     def _consume(WG: gl.constexpr, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem,
                  ds_smem, dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV,
                  dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
-                 qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS,
-                 LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
-                 HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
+                 qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
+                 WS_SLOTS, LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr,
+                 STAGES: gl.constexpr, HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
         """Consumer warp group WG, a partition of its own: the five products of every tile
         for its 64 of the program's key rows, then their dK and dV (or a split column's
         partial sums) stored. dQ's tile needs every key row's dS: each warp group stores
         its rows of dS^T into the tile's buffer (two, alternating) and arrives on
         ``ds_full``, then computes its own columns of dQ from the whole buffer. On each
-        back edge the last tile's dK is in flight."""
+        back edge the last tile's dK is in flight. With ``TMA_STORE``, dK and dV leave by
+        TMA stores through shared buffers the loop has finished with."""
         KEYS: gl.constexpr = 64  # KEYS_PER_WG
         BLOCK_N: gl.constexpr = k_smem.shape[0]
         D: gl.constexpr = k_smem.shape[1]
