@@ -157,7 +157,7 @@ if AVAILABLE:
                 dq_empty, FULL_IDX, PART_IDX, n_col, rot, n_full, n_walk, full_start,
                 part_start, q_row0, k_row, N,
                 LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
-                DQ_BUFS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
+                HAS_PARTIAL: gl.constexpr):
         """One warp: K and V, then each tile's Q, dO, LSE and delta into the slot the
         consumers freed."""
         mbarrier.expect(kv_bar, k_desc.block_type.nbytes + v_desc.block_type.nbytes)
@@ -186,9 +186,9 @@ if AVAILABLE:
                   dq_ready, dq_empty, FULL_IDX, PART_IDX, n_col, rot, n_full, n_walk,
                   full_start, part_start, q_row0, k_row, N,
                   LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
-                  DQ_BUFS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
+                  HAS_PARTIAL: gl.constexpr):
         """One warp: each tile's dQ added into the accumulator by TMA reductions, one per
-        consumer warp group's columns (its buffers ``wg * DQ_BUFS`` on); each buffer goes
+        consumer warp group's columns (its buffers ``wg * BUFS`` on); each buffer goes
         back to its warp group once the reduction has read it."""
         # Constexprs from the descriptors' types (the argument tuple's are run-time values).
         COLS: gl.constexpr = dq_desc.block_type.shape[1]
@@ -433,7 +433,7 @@ if AVAILABLE:
                        v_smem, q_smem, do_smem, lse_smem, delta_smem, dq_smem, kv_bar, ready,
                        empty, dq_ready, dq_empty, FULL_IDX, PART_IDX, cols,
                        _rotation(start_n, cols, BLOCK_M), n_full, n_walk, full_start,
-                       part_start, q_row0, k_row, N, LAYOUT_BLOCK, BLOCK_M, STAGES, DQ_BUFS,
+                       part_start, q_row0, k_row, N, LAYOUT_BLOCK, BLOCK_M, STAGES,
                        HAS_PARTIAL)
         if NUM_WG == 1:
             gl.warp_specialize([
