@@ -120,17 +120,17 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16):
     """triton.compile of the fused backward for sm_90, as ``hopper_fused.backward``
     launches it (with its register cap)."""
     f = hopper_fused
-    block_n, maxnreg = f.TILES[d]
+    block_n, block_m, maxnreg = f.TILES[d]
     warps = f.NUM_WARPS
     dq_cols = d * f.KEYS_PER_WG // block_n
     kernel = f.hopper_fused_backward_kernel
     sig = {name: "constexpr" for name in kernel.arg_names}
     for name, rows, width, cols, dt in (
-            ("q_desc", f.BLOCK_M, d, d, dtype), ("k_desc", block_n, d, d, dtype),
-            ("v_desc", block_n, d, d, dtype), ("do_desc", f.BLOCK_M, d, d, dtype),
-            ("dq_desc", f.BLOCK_M, d, dq_cols, torch.float32),
-            ("lse_desc", 1, f.BLOCK_M, f.BLOCK_M, torch.float32),
-            ("delta_desc", 1, f.BLOCK_M, f.BLOCK_M, torch.float32),
+            ("q_desc", block_m, d, d, dtype), ("k_desc", block_n, d, d, dtype),
+            ("v_desc", block_n, d, d, dtype), ("do_desc", block_m, d, d, dtype),
+            ("dq_desc", block_m, d, dq_cols, torch.float32),
+            ("lse_desc", 1, block_m, block_m, torch.float32),
+            ("delta_desc", 1, block_m, block_m, torch.float32),
             ("dk_desc", f.KEYS_PER_WG, d, d, dtype), ("dv_desc", f.KEYS_PER_WG, d, d, dtype)):
         desc = hopper.descriptor(torch.empty(4096, width, dtype=dt), rows, cols)
         sig[name] = native_specialize_impl(BaseBackend, desc, False, True, True)[0]
@@ -140,7 +140,7 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16):
                qk_scale="fp32", sm_scale="fp32")
     for name in ("H", "H_KV", "N", "Nk", "NUM_KV_BLOCKS", "SCHED_HEADS", "GROUP", "WS_SLOTS"):
         sig[name] = "i32"
-    consts = dict(LAYOUT_BLOCK=128, BLOCK_M=f.BLOCK_M, BLOCK_N=block_n, D=d,
+    consts = dict(LAYOUT_BLOCK=128, BLOCK_M=block_m, BLOCK_N=block_n, D=d,
                   STAGES=f.STAGES, DQ_BUFS=f.DQ_BUFS, HAS_PARTIAL=has_partial,
                   TMA_STORE=f.TMA_STORE, num_warps=warps)
     with warnings.catch_warnings():

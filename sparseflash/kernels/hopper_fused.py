@@ -64,16 +64,16 @@ from .common import ENTRY_SLOT
 
 AVAILABLE = hopper.AVAILABLE
 
-#: Query rows per step, Q/dO buffers, dQ buffers.
-BLOCK_M, STAGES, DQ_BUFS = 64, 2, 1
+#: Q/dO buffers, dQ buffers.
+STAGES, DQ_BUFS = 2, 1
 #: Key rows a consumer warp group takes, and warps of the kernel's own partition (consumer
 #: warp group 0; the other consumers and the two workers are partitions of their own).
 KEYS_PER_WG, NUM_WARPS = 64, 4
-#: By head dim: key rows per program (a consumer warp group per 64) and the register cap of
-#: the whole program. D=128: 10 warps (12 allocated) at 168, the consumers get 240. D=64:
-#: 6 warps (8) at 128, two programs an SM (their shared memory fits too), the consumer
-#: gets 232.
-TILES = {128: (128, 168), 64: (64, 128)}
+#: By head dim: key rows per program (a consumer warp group per 64), query rows per step
+#: and the register cap of the whole program. D=128: 10 warps (12 allocated) at 168, the
+#: consumers get 240. D=64: 6 warps (8) at 128, two programs an SM (their shared memory
+#: fits too), the consumer gets 232.
+TILES = {128: (128, 64, 168), 64: (64, 64, 128)}
 #: dK and dV tiles wholly inside Nk of unsplit columns leave by TMA stores through free
 #: shared buffers instead of the threads' pointer stores.
 TMA_STORE = True
@@ -331,7 +331,7 @@ if AVAILABLE:
                 mbarrier.wait(empty.index(free), ((n_walk - 2) // STAGES) & 1)
             if n_walk == 0:
                 mbarrier.wait(kv_bar, 0)  # V's copy lands before its buffer is reused
-            dk_out = q_smem.index(free) if WG == 0 else do_smem.index(free)
+            dk_out = (q_smem if WG == 0 else do_smem).index(free).slice(0, KEYS)
             v_rows.store(dv.to(dtype))
             dk_out.store(dk.to(dtype))
             fence_async_shared()
@@ -492,7 +492,7 @@ def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor,
     if (choice() == "0" or hopper.gluon_choice() == "0" or d not in TILES or not scheduled
             or q.shape[2] % layout_block or torch.are_deterministic_algorithms_enabled()):
         return False
-    return hopper.inputs_fit((q, k, v, do), layout_block, (BLOCK_M, TILES[d][0]),
+    return hopper.inputs_fit((q, k, v, do), layout_block, (TILES[d][1], TILES[d][0]),
                              dropout_p, has_padding)
 
 
@@ -510,13 +510,13 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
     them."""
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
-    block_n, maxnreg = TILES[D]
+    block_n, block_m, maxnreg = TILES[D]
     delta = _DELTA.bind((triton.cdiv(N, DELTA_ROWS), B * H), (),
                         (*o.stride()[:3], *do.stride()[:3], H, N), D=D, BLOCK_M=DELTA_ROWS)
     fused = _KERNEL.bind(
         (programs * (layout_block // block_n), kv_groups), (q.dtype,),
         (H, H_kv, N, Nk, num_kv_blocks, sched_heads, H // H_kv, q_slots),
-        LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=block_n, D=D, STAGES=STAGES,
+        LAYOUT_BLOCK=layout_block, BLOCK_M=block_m, BLOCK_N=block_n, D=D, STAGES=STAGES,
         DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, TMA_STORE=TMA_STORE, num_warps=NUM_WARPS,
         maxnreg=maxnreg)
     return delta, fused
@@ -528,14 +528,14 @@ def backward(bound, q, k, v, do, o, lse, delta, dq, dk, dv, col_idx, col_part_id
     float32; it also zeroes a float32 dQ accumulator), then the fused kernel; then dQ cast
     into ``dq``. Writes ``dq``, ``dk``, ``dv`` and the workspace of split columns."""
     B, H, N, D = q.shape
-    block_n = TILES[D][0]
+    block_n, block_m, _ = TILES[D]
     dq_cols = D * KEYS_PER_WG // block_n  # a consumer warp group's columns of dQ
     dq_acc = torch.empty(B * H * N, D, dtype=torch.float32, device=q.device)
     bound[0]((o, do, delta, dq_acc), ())
     descriptor = hopper.descriptor
     bound[1]((dk, dv, col_idx, col_part_idx, col_part_code, col_sched, ws_dk, ws_dv),
-             (descriptor(q, BLOCK_M), descriptor(k, block_n), descriptor(v, block_n),
-              descriptor(do, BLOCK_M), descriptor(dq_acc, BLOCK_M, dq_cols),
-              descriptor(lse.view(-1, BLOCK_M), 1), descriptor(delta.view(-1, BLOCK_M), 1),
+             (descriptor(q, block_m), descriptor(k, block_n), descriptor(v, block_n),
+              descriptor(do, block_m), descriptor(dq_acc, block_m, dq_cols),
+              descriptor(lse.view(-1, block_m), 1), descriptor(delta.view(-1, block_m), 1),
               descriptor(dk, KEYS_PER_WG), descriptor(dv, KEYS_PER_WG), qk_scale, sm_scale))
     dq.copy_(dq_acc.view(B, H, N, D))
