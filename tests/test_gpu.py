@@ -298,7 +298,8 @@ def test_gluon_backward_choice(monkeypatch):
 
 # The fused warp-specialised backward of sm_90 GPUs (kernels.hopper_fused; by default at
 # both head dims, forced here): the dK/dV kernel's cases whose layout block 128
-# divides (its key tile), plus GQA with split columns and columns without queries at D=128.
+# divides (its key tile), plus GQA with split columns and columns without queries at D=128,
+# partial blocks at D=64, and D=64's tiles for a layout block of 64.
 FUSED_BWD_CASES = [c for c in GLUON_BWD_CASES if c[7] % 128 == 0] + [
     ("local(2) | global(1)", 2, 8, 2, 2048, 2048, 128, 128, False),
     # Key blocks past the queries' band: columns with no query tile, whose zero dK and
@@ -306,6 +307,8 @@ FUSED_BWD_CASES = [c for c in GLUON_BWD_CASES if c[7] % 128 == 0] + [
     ("local(1)", 1, 2, 2, 1024, 2048, 128, 128, False),
     # Partial blocks at D=64 (the masks of the key rows of each consumer warp group).
     ("causal", 1, 4, 4, 1024, 1024, 64, 128, False),
+    # A layout block of 64 at D=64: the 64 x 64 tiles (GQA, a split global column).
+    ("local(1) | global(1)", 2, 4, 2, 2048, 2048, 64, 64, False),
 ]
 
 
@@ -335,6 +338,8 @@ def test_fused_backward_choice(monkeypatch):
     q96 = torch.zeros(1, 2, 256, 96, device="cuda", dtype=torch.bfloat16)
     assert usable(q96) is False                           # no tile for this head dim
     assert usable(q128, block=64) is False                # block under the key tile
+    assert usable(q64, block=64) is on                    # D=64's 64 x 64 tiles
+    assert usable(q64, block=32) is False
     assert usable(q128, dropout=0.1) is False
     assert usable(q128, padding=True) is False
     assert usable(q128, scheduled=False) is False

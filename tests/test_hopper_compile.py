@@ -116,11 +116,11 @@ def _compile_dkdv(d, has_partial, dtype=torch.bfloat16):
                               target=GPUTarget("cuda", 90, 128), options=options)
 
 
-def _compile_fused(d, has_partial, dtype=torch.bfloat16):
+def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128):
     """triton.compile of the fused backward for sm_90, as ``hopper_fused.backward``
-    launches it (with its register cap)."""
+    launches it on a layout of ``layout_block`` (its tiles, its register cap)."""
     f = hopper_fused
-    block_n, block_m, maxnreg = f.TILES[d]
+    block_n, block_m, maxnreg = f.tiles(d, layout_block)
     warps = f.NUM_WARPS
     dq_cols = d * f.KEYS_PER_WG // block_n
     kernel = f.hopper_fused_backward_kernel
@@ -140,7 +140,7 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16):
                qk_scale="fp32", sm_scale="fp32")
     for name in ("H", "H_KV", "N", "Nk", "NUM_KV_BLOCKS", "SCHED_HEADS", "GROUP", "WS_SLOTS"):
         sig[name] = "i32"
-    consts = dict(LAYOUT_BLOCK=128, BLOCK_M=block_m, BLOCK_N=block_n, D=d,
+    consts = dict(LAYOUT_BLOCK=layout_block, BLOCK_M=block_m, BLOCK_N=block_n, D=d,
                   STAGES=f.STAGES, DQ_BUFS=f.DQ_BUFS, HAS_PARTIAL=has_partial,
                   TMA_STORE=f.TMA_STORE, num_warps=warps)
     with warnings.catch_warnings():
@@ -173,7 +173,7 @@ def _ptxas_serialises(ptx: str):
 
 def _summary(kind, d, flag_a, flag_b, dtype):
     """What the tests read of one compiled variant (forwards: row runs, partial blocks;
-    dK/dV and fused: partial blocks)."""
+    dK/dV: partial blocks; fused: a layout block of 64, partial blocks)."""
     if kind == "forward":
         compiled = _compile(d, flag_a, flag_b, dtype)
     elif kind == "pingpong":
@@ -181,7 +181,7 @@ def _summary(kind, d, flag_a, flag_b, dtype):
     elif kind == "dkdv":
         compiled = _compile_dkdv(d, flag_b, dtype)
     else:
-        compiled = _compile_fused(d, flag_b, dtype)
+        compiled = _compile_fused(d, flag_b, dtype, 64 if flag_a else 128)
     ptx = compiled.asm["ptx"]
     return {"variant": [kind, d, flag_a, flag_b, str(dtype)],
             "shared": compiled.metadata.shared, "wgmma": "wgmma.mma_async" in ptx,
@@ -197,15 +197,17 @@ JOBS = ([("forward", *v, torch.bfloat16) for v in VARIANTS]
         # dK/dV: D=128 (its default) with and without partial blocks, D=64, fp16.
         + [("dkdv", 128, False, False, torch.bfloat16), ("dkdv", 128, False, True, torch.bfloat16),
            ("dkdv", 64, False, True, torch.bfloat16), ("dkdv", 128, False, True, torch.float16)])
+# The fused backward: D=128 with and without partial blocks, D=64 on its 128 x 128 tiles
+# and (a layout block of 64) on 64 x 64 tiles.
 JOBS += [("fused", 128, False, False, torch.bfloat16), ("fused", 128, False, True, torch.bfloat16),
-         ("fused", 64, False, True, torch.float16)]
+         ("fused", 64, False, True, torch.bfloat16), ("fused", 64, True, True, torch.float16)]
 # The ping-pong forward: run walks (dense), table walks with partial blocks (causal), fp16.
 JOBS += [("pingpong", 128, True, False, torch.bfloat16),
          ("pingpong", 128, False, True, torch.bfloat16),
          ("pingpong", 128, True, True, torch.float16)]
 FORWARD_JOBS = [job[1:] for job in JOBS if job[0] == "forward"]
 PINGPONG_JOBS = [job[1:] for job in JOBS if job[0] == "pingpong"]
-FUSED_JOBS = [(job[1], job[3], job[4]) for job in JOBS if job[0] == "fused"]
+FUSED_JOBS = [job[1:] for job in JOBS if job[0] == "fused"]
 DKDV_JOBS = [(job[1], job[3], job[4]) for job in JOBS if job[0] == "dkdv"]
 
 
@@ -261,15 +263,16 @@ def test_dkdv_compiles_for_sm90(compiled, d, has_partial, dtype):
     assert 2 * (rec["shared"] + SM90_RESERVED_BYTES) <= 228 * 1024
 
 
-@pytest.mark.parametrize("d, has_partial, dtype", FUSED_JOBS)
-def test_fused_backward_compiles_for_sm90(compiled, d, has_partial, dtype):
-    rec = compiled[("fused", d, False, has_partial, str(dtype))]
+@pytest.mark.parametrize("d, block_64, has_partial, dtype", FUSED_JOBS)
+def test_fused_backward_compiles_for_sm90(compiled, d, block_64, has_partial, dtype):
+    rec = compiled[("fused", d, block_64, has_partial, str(dtype))]
     assert rec["wgmma"] and rec["tma"] and rec["tma_reduce"]
     assert rec["serialized"] is not True, "ptxas serialised the fused backward's wgmma"
     # The workers' warp group gives its registers back down to 24; the consumers take the
-    # rest: 240 at D=128 (one program an SM), 232 at D=64, where two programs share an SM.
+    # rest: 240 on 128 key rows (one program an SM), 232 on D=64's 64 x 64 tiles, where two
+    # programs share an SM.
     counts = {int(n) for _, n in rec["setmaxnreg"]}
-    if d == 128:
+    if not block_64:
         # Each consumer warp group a partition of its own, as the ping-pong forward's.
         assert rec["shared"] + SM90_RESERVED_BYTES <= 228 * 1024
         assert {240, 24} <= counts and max(counts) <= 256, rec["setmaxnreg"]

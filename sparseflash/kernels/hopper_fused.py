@@ -9,7 +9,7 @@ backward does (Shah et al., 2024). It runs on the column schedule of
 query head of its GQA group walked in one loop, split columns to the workspace) in
 warp-specialised partitions (``gl.warp_specialize``):
 
-* the consumers, a warp group per 64 key rows of the program's tile (two at D=128), each
+* the consumers, a warp group per 64 key rows of the program's tile (two on 128), each
   a partition of its own: per query tile ``S^T = K Q^T`` and ``dP^T = V dO^T`` issued
   together, ``P^T`` from registers into ``dV += P^T dO``, ``dS^T`` (scaled by the softmax
   scale) once to shared memory as the left operand of both ``dQ_tile = dS K`` and
@@ -42,7 +42,14 @@ A tile's dK and dV leave by TMA stores through shared buffers the loop no longer
 stores had cost short columns most (NOTES v23, ``s21_store_ab.py``): at D=128 ``local(3)``
 0.63 against 0.68-0.70 ms, ``butterfly`` 0.71-0.73 against 0.77-0.82, random+global
 0.61-0.63 against 0.67, dense and causal even; at D=64 it is then 1-16% faster than the
-two kernels on every layout, so it runs by default at both head dims. The delta kernel
+two kernels on every layout, so it runs by default at both head dims. At D=64 it then took
+the D=128 program's shape, two consumer warp groups on 128 key rows (one program an SM),
+with 128 query rows a step: half the Q/dO copies and dQ reductions per product of two
+64 x 64 programs, and products twice as long between the warp group's waits; kernel ms
+on an H200 against 64 x 64 tiles, dense 6.13-6.20 against 6.70-6.73, causal 3.19-3.20
+against 3.45-3.60, ``butterfly`` 0.44 against 0.45-0.46, ``local(3)`` and random+global
+even; 128 key rows with 64 query rows a step were 1-10% slower than either (NOTES v24,
+``s22_d64_tiles_ab.py``). The delta kernel
 (which also zeroes 4 bytes a dQ element) and dQ's cast take 0.12 ms at D=128, 15-20% of
 a ``local(3)`` backward.
 
@@ -69,11 +76,14 @@ STAGES, DQ_BUFS = 2, 1
 #: Key rows a consumer warp group takes, and warps of the kernel's own partition (consumer
 #: warp group 0; the other consumers and the two workers are partitions of their own).
 KEYS_PER_WG, NUM_WARPS = 64, 4
-#: By head dim: key rows per program (a consumer warp group per 64), query rows per step
-#: and the register cap of the whole program. D=128: 10 warps (12 allocated) at 168, the
-#: consumers get 240. D=64: 6 warps (8) at 128, two programs an SM (their shared memory
-#: fits too), the consumer gets 232.
-TILES = {128: (128, 64, 168), 64: (64, 64, 128)}
+#: By head dim, the tiles in order of preference: (key rows per program (a consumer warp
+#: group per 64), query rows per step, register cap of the whole program); a layout takes
+#: the first whose rows divide its block (:func:`tiles`). D=128: 10 warps (12 allocated)
+#: at 168, the consumers get 240. D=64: 128 x 128 tiles at the same cap (one program an
+#: SM, 195 KB of shared memory) measured 2-12% faster than 64 x 64 on dense, causal and
+#: ``butterfly`` and even on ``local(3)`` and random+global (NOTES v24); 64 x 64 (6 warps
+#: (8) at 128, two programs an SM, the consumer gets 232) serves layout blocks of 64.
+TILES = {128: ((128, 64, 168),), 64: ((128, 128, 168), (64, 64, 128))}
 #: dK and dV tiles wholly inside Nk of unsplit columns leave by TMA stores through free
 #: shared buffers instead of the threads' pointer stores.
 TMA_STORE = True
@@ -482,18 +492,27 @@ def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor,
     dQ and dK/dV kernels. Where ``hopper_backward.usable`` could run its dK/dV kernel (an
     sm_90 GPU, float16 or bfloat16, no dropout or key padding, the column schedule, a
     query length that is a multiple of the layout block, contiguous inputs, Gluon not
-    turned off), at a head dim of :data:`TILES` with a layout block that its key tile
-    divides, and unless PyTorch is asked for deterministic algorithms (dQ's sum order
-    varies). ``SPARSEFLASH_FUSED_BACKWARD``: ``auto`` (the default) and ``1`` wherever it
-    can (since NOTES v23 it measured faster than the two kernels on every layout at both
-    head dims; until then ``auto`` left D=64 layouts without partial blocks or split
-    columns to them); ``0`` never."""
+    turned off), at a head dim of :data:`TILES` with a layout block that one of its tiles
+    divides (:func:`tiles`), and unless PyTorch is asked for deterministic algorithms
+    (dQ's sum order varies). ``SPARSEFLASH_FUSED_BACKWARD``: ``auto`` (the default) and
+    ``1`` wherever it can (since NOTES v23 it measured faster than the two kernels on every
+    layout at both head dims, in whole calls too (NOTES v24); until then ``auto`` left D=64
+    layouts without partial blocks or split columns to them); ``0`` never."""
     d = q.shape[-1]
-    if (choice() == "0" or hopper.gluon_choice() == "0" or d not in TILES or not scheduled
-            or q.shape[2] % layout_block or torch.are_deterministic_algorithms_enabled()):
+    if (choice() == "0" or hopper.gluon_choice() == "0" or tiles(d, layout_block) is None
+            or not scheduled or q.shape[2] % layout_block
+            or torch.are_deterministic_algorithms_enabled()):
         return False
-    return hopper.inputs_fit((q, k, v, do), layout_block, (TILES[d][1], TILES[d][0]),
-                             dropout_p, has_padding)
+    return hopper.inputs_fit((q, k, v, do), layout_block, (), dropout_p, has_padding)
+
+
+def tiles(head_dim: int, layout_block: int):
+    """-> (key rows, query rows, register cap): the first of :data:`TILES` for
+    ``head_dim`` whose rows divide ``layout_block``; None where there is none."""
+    for tile in TILES.get(head_dim, ()):
+        if layout_block % tile[0] == 0 and layout_block % tile[1] == 0:
+            return tile
+    return None
 
 
 _DELTA = fastlaunch.Kernel(delta_kernel)
@@ -503,14 +522,14 @@ if AVAILABLE:
 
 def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, layout_block,
          has_partial) -> tuple:
-    """-> (delta launch, fused launch): :func:`delta_kernel` and
+    """-> (delta launch, fused launch, (key rows, query rows)): :func:`delta_kernel` and
     :func:`hopper_fused_backward_kernel` bound to these shapes, the latter on ``programs``
-    column schedule entries (as ``hopper_backward.bind_dkdv``); ``launch.backward`` checked
-    :func:`usable` and keeps them for calls of the same shapes; :func:`backward` launches
-    them."""
+    column schedule entries (as ``hopper_backward.bind_dkdv``) with the tiles of
+    :func:`tiles`; ``launch.backward`` checked :func:`usable` and keeps them for calls of
+    the same shapes; :func:`backward` launches them."""
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
-    block_n, block_m, maxnreg = TILES[D]
+    block_n, block_m, maxnreg = tiles(D, layout_block)
     delta = _DELTA.bind((triton.cdiv(N, DELTA_ROWS), B * H), (),
                         (*o.stride()[:3], *do.stride()[:3], H, N), D=D, BLOCK_M=DELTA_ROWS)
     fused = _KERNEL.bind(
@@ -519,7 +538,7 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
         LAYOUT_BLOCK=layout_block, BLOCK_M=block_m, BLOCK_N=block_n, D=D, STAGES=STAGES,
         DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, TMA_STORE=TMA_STORE, num_warps=NUM_WARPS,
         maxnreg=maxnreg)
-    return delta, fused
+    return delta, fused, (block_n, block_m)
 
 
 def backward(bound, q, k, v, do, o, lse, delta, dq, dk, dv, col_idx, col_part_idx,
@@ -528,7 +547,7 @@ def backward(bound, q, k, v, do, o, lse, delta, dq, dk, dv, col_idx, col_part_id
     float32; it also zeroes a float32 dQ accumulator), then the fused kernel; then dQ cast
     into ``dq``. Writes ``dq``, ``dk``, ``dv`` and the workspace of split columns."""
     B, H, N, D = q.shape
-    block_n, block_m, _ = TILES[D]
+    block_n, block_m = bound[2]
     dq_cols = D * KEYS_PER_WG // block_n  # a consumer warp group's columns of dQ
     dq_acc = torch.empty(B * H * N, D, dtype=torch.float32, device=q.device)
     bound[0]((o, do, delta, dq_acc), ())
