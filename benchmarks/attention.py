@@ -7,7 +7,9 @@
 Every method's output is first checked against SDPA (dense/causal), the materialised masked
 reference in float32 (other patterns, N <= 8192), or, beyond that, the torch backend in
 float32 on five sampled query-block rows (first, second, middle, last two), then timed
-with ``triton.testing.do_bench`` (median). Effective
+with ``triton.testing.do_bench`` (median); each row also records ``kernel_ms``, the summed
+CUDA time of the call's kernels (torch profiler), which tells a host-bound row from a slow
+kernel. Effective
 TFLOP/s = 4 * B * H * N^2 * D * density / time (x 3.5 for fwd+bwd; x 2.5 for bwd), density
 being the fraction of blocks on. Each row also records the wall time of the method's first
 forward and backward call in the process (``first_call_s``, ``first_backward_s``): compile
@@ -70,18 +72,39 @@ def _check(out, reference, name, tol):
 
 
 def _time(fn, mode, inputs):
+    """-> (median ms of one call by ``do_bench``, its kernels' summed CUDA time in ms).
+
+    The second is what the GPU was busy with per call (the torch profiler over a few calls,
+    back to back, without do_bench's L2 flush between them): where it falls well short of
+    the first, the host's launches, not the kernels, set the row's time."""
     from triton.testing import do_bench
     if mode == "fwd":
-        return do_bench(fn, warmup=25, rep=100, return_mode="median")
-    out = fn()
-    grad = torch.randn_like(out)
-    if mode == "fwd+bwd":
-        def step():
-            o = fn()
-            torch.autograd.grad(o, inputs, grad)
-        return do_bench(step, warmup=25, rep=100, return_mode="median")
-    return do_bench(lambda: torch.autograd.grad(out, inputs, grad, retain_graph=True),
-                    warmup=25, rep=100, return_mode="median")
+        step = fn
+    else:
+        out = fn()
+        grad = torch.randn_like(out)
+        if mode == "fwd+bwd":
+            def step():
+                o = fn()
+                torch.autograd.grad(o, inputs, grad)
+        else:
+            def step():
+                torch.autograd.grad(out, inputs, grad, retain_graph=True)
+    ms = do_bench(step, warmup=25, rep=100, return_mode="median")
+    return ms, _kernel_ms(step)
+
+
+def _kernel_ms(step, calls: int = 10) -> float:
+    """Summed CUDA kernel (and memcpy/memset) time per call of ``step``, in ms."""
+    step()
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            step()
+        torch.cuda.synchronize()
+    total_us = sum(event.device_time for event in prof.events()
+                   if event.device_type == torch.autograd.DeviceType.CUDA)
+    return total_us / calls / 1000
 
 
 def _peak_mb(fn, mode, inputs) -> float:
@@ -152,16 +175,17 @@ def run(args) -> list:
                             if method in FORWARD_ONLY and mode != "fwd":
                                 continue
                             peak = _peak_mb(fn, mode, (q, k, v))
-                            ms = _time(fn, mode, (q, k, v))
+                            ms, kernel_ms = _time(fn, mode, (q, k, v))
                             tflops = _flops(layout, B, H, N, N, D, mode) / (ms * 1e-3) / 1e12
                             row = dict(method=method, pattern=pattern, density=layout.density,
                                        N=N, B=B, H=H, D=D, dtype=dtype_name, mode=mode, ms=ms,
                                        tflops=tflops, peak_mb=peak, max_err=err, gpu=gpu,
-                                       first_call_s=first_s, first_backward_s=first_bwd_s)
+                                       first_call_s=first_s, first_backward_s=first_bwd_s,
+                                       kernel_ms=kernel_ms)
                             rows.append(row)
                             print(f"{method:12s} {pattern:34s} N={N:6d} D={D:3d} {mode:7s} "
                                   f"{ms:8.3f} ms {tflops:7.1f} TFLOP/s peak {peak:8.1f} MB "
-                                  f"err {err:.1e}", flush=True)
+                                  f"err {err:.1e} kernels {kernel_ms:.3f} ms", flush=True)
                 del q, k, v
     return rows
 

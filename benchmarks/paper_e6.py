@@ -341,14 +341,14 @@ def _run_method(method, base, q, k, v, layout, lengths, padding, idx, references
     rows = []
     for mode in args.modes:
         try:
-            ms = _time(fn, mode, (q, k, v))
+            ms, kernel_ms = _time(fn, mode, (q, k, v))
         except Exception as exc:  # noqa: BLE001
             rows.append(_failure(base, mode, exc))
             torch.cuda.empty_cache()
             continue
         tflops = _flops(layout, B, H, N, N, D, mode) / (ms * 1e-3) / 1e12
-        rows.append(dict(base, mode=mode, status="ok", ms=ms, tflops=tflops, max_err=err,
-                         **memory))
+        rows.append(dict(base, mode=mode, status="ok", ms=ms, kernel_ms=kernel_ms,
+                         tflops=tflops, max_err=err, **memory))
         mem = memory.get("peak_total_mb")
         print(f"{method.name:22s} N={N:6d} {mode:7s} {ms:10.3f} ms {tflops:7.1f} TFLOP/s "
               f"mem {'%9.1f MiB' % mem if mem is not None else memory.get('memory_status')} "

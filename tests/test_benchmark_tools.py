@@ -324,7 +324,7 @@ def test_run_method_checks_then_times_each_mode_and_records_a_failing_mode(monke
             raise RuntimeError("CUDA out of memory. Tried to allocate 8.00 GiB")
         out = fn()
         timed.append((mode, out.shape))
-        return 2.0
+        return 2.0, 1.5
 
     monkeypatch.setattr(attention, "_time", fake_time)
     monkeypatch.setattr(paper_e6, "measure_memory", lambda fn, inputs: (1.0, 3.0))
@@ -337,6 +337,7 @@ def test_run_method_checks_then_times_each_mode_and_records_a_failing_mode(monke
                                                         ("fwd+bwd", "ok")]
     assert [m for m, _ in timed] == ["fwd", "fwd+bwd"]
     assert rows[0]["ms"] == 2.0 and rows[0]["peak_total_mb"] == 3.0 and rows[0]["max_err"] < 1e-4
+    assert rows[0]["kernel_ms"] == 1.5
     assert "out of memory" in rows[1]["error"]
     text = paper_e6.table(rows, paper=False)
     assert "| sparseflash | 2.00 |" in text and "| sparseflash | OOM |" in text
