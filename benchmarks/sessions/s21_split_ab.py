@@ -34,7 +34,8 @@ VARIANTS = [("two kernels", "0", True), ("fused, lockstep", "1", False),
 
 def main(variants=VARIANTS, switch="SPLIT"):
     """Each of ``variants`` (label, SPARSEFLASH_FUSED_BACKWARD, value of
-    ``hopper_fused.<switch>``) in turn, for every pattern, two rounds."""
+    ``hopper_fused.<switch>``; with ``switch`` None, a dict of ``hopper_fused`` attributes
+    to set) in turn, for every pattern, two rounds."""
     print("triton", triton.__version__, "torch", torch.__version__, torch.cuda.get_device_name())
     D = int(sys.argv[sys.argv.index("--head-dim") + 1]) if "--head-dim" in sys.argv else 128
     rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 2
@@ -54,7 +55,9 @@ def main(variants=VARIANTS, switch="SPLIT"):
         for rnd in range(rounds):
             for label, fused, value in variants:
                 os.environ["SPARSEFLASH_FUSED_BACKWARD"] = fused
-                setattr(hopper_fused, switch, value)
+                for name, setting in (value.items() if switch is None
+                                      else [(switch, value)]):
+                    setattr(hopper_fused, name, setting)
                 launch.clear_plans()
                 got = run()
                 if ref is None:
