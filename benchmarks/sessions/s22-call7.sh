@@ -10,3 +10,6 @@ step ncu "$NCU" --clock-control none --profile-from-start off \
     -o $RES/probe python benchmarks/sessions/s22_ncu_probe.py
 step report "$NCU" --import $RES/probe.ncu-rep --page details --print-units base
 pack
+# Call 8 (the same machine, warm) read the raw metrics of that report:
+#   ncu --import .device-out/s22-call7/results/probe.ncu-rep --page raw --print-units base
+# (carried from this machine), kept filtered as results/NVIDIA-H200-ncu-stalls-s22.log.
