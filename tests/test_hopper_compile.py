@@ -43,10 +43,9 @@ SM90_RESERVED_BYTES = 1024      # per program, taken by the hardware
 VARIANTS = [(64, True, False), (64, True, True), (64, False, False), (128, False, True)]
 
 
-def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, soft_exp2=None):
+def _compile(d, row_runs, has_partial, dtype=torch.bfloat16):
     """triton.compile of the forward for sm_90, with the argument types and options that
     ``hopper.forward`` launches it with."""
-    soft_exp2 = hopper.SOFT_EXP2 if soft_exp2 is None else soft_exp2
     desc = hopper.descriptor(torch.empty(4096, d, dtype=dtype), hopper.BLOCK_M)
     kernel = hopper.hopper_forward_kernel
     sig = {name: "constexpr" for name in kernel.arg_names}
@@ -60,7 +59,7 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, soft_exp2=None):
         sig[name] = "i32"
     consts = dict(LAYOUT_BLOCK=128, BLOCK_M=hopper.BLOCK_M, BLOCK_N=hopper.BLOCK_N, D=d,
                   STAGES=hopper.STAGES, ROW_RUNS=row_runs, HAS_PARTIAL=has_partial,
-                  TMA_STORE=hopper.TMA_STORE, SOFT_EXP2=soft_exp2, num_warps=hopper.NUM_WARPS)
+                  TMA_STORE=hopper.TMA_STORE, num_warps=hopper.NUM_WARPS)
     options = dict(num_warps=hopper.NUM_WARPS, **hopper.compile_options(d))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -9,6 +9,10 @@ itself tested against float64 in tests/test_gpu.py) and, on the first 256 query 
 every head, on the five query-block rows ``benchmarks.attention`` checks (first, second,
 middle, last two) against the torch backend in float32; then ``launch.forward``
 timed (do_bench median) and its kernel's CUDA time (torch profiler).
+
+It ran on commit 42078d8 (calls 10-12), where ``hopper.SOFT_EXP2`` chose the share; both
+shares were 17-33% slower and the switch was then removed, so on later trees this script
+no longer runs.
 """
 
 import os

@@ -58,42 +58,8 @@ BLOCK_M, BLOCK_N, STAGES, NUM_WARPS = 128, 128, 3, 8
 #: Output tiles wholly inside the sequence leave through Q's shared buffer by the copy
 #: engine (one asynchronous store) instead of the threads' scattered pointer stores.
 TMA_STORE = True
-#: One in SOFT_EXP2 of a full tile's exponentials computed on the FMA pipe (a polynomial)
-#: instead of the multi-function unit, whose 16 results a cycle an SM bound the D=64
-#: forward (NOTES v24); 0: every one on the multi-function unit.
-SOFT_EXP2 = 0
-
-#: 2^x for x <= 0 on the FMA pipe: x = n + f with n = round(x) (the 1.5 * 2^23 shift) and
-#: f in [-0.5, 0.5], 2^f by a degree-3 polynomial fitted to its relative error (at most
-#: 7.5e-5, under bf16's rounding of P), n added to the result's exponent. x is clamped at
-#: -125 so that the result stays a normal number: 2^-125 where 2^x is smaller, which
-#: against a row sum of at least 1 is nothing; never used where a score may be -inf.
-_POLY_EXP2 = """
-max.ftz.f32 t, {x}, 0fC2FA0000;
-add.rn.ftz.f32 j, t, 0f4B400000;
-sub.rn.ftz.f32 f, j, 0f4B400000;
-sub.rn.ftz.f32 f, t, f;
-fma.rn.ftz.f32 p, f, 0f3D61FB53, 0f3E786EE6;
-fma.rn.ftz.f32 p, p, f, 0f3F31798D;
-fma.rn.ftz.f32 p, p, f, 0f3F7FFB4A;
-mov.b32 jb, j;
-shl.b32 jb, jb, 23;
-mov.b32 pb, p;
-add.s32 pb, pb, jb;
-mov.b32 {out}, pb;
-"""
-_DECLS = "{\n.reg .f32 t, j, f, p;\n.reg .b32 jb, pb;\n"
-#: Inline PTX for packs of 2 and 4 elements: the last on the FMA pipe, the others by
-#: ``ex2.approx`` (what ``exp2`` compiles to).
-EXP2_ASM = {
-    pack: _DECLS + "".join(f"ex2.approx.f32 ${i}, ${pack + i};\n" for i in range(pack - 1))
-    + _POLY_EXP2.format(x=f"${2 * pack - 1}", out=f"${pack - 1}") + "}"
-    for pack in (2, 4)}
 
 if AVAILABLE:
-    # (A Gluon function reads a module global only as a constexpr.)
-    EXP2_ASM_2, EXP2_ASM_4 = gl.constexpr(EXP2_ASM[2]), gl.constexpr(EXP2_ASM[4])
-
     @gluon.jit
     def _coords(SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS, LAYOUT_BLOCK: gl.constexpr,
                 BLOCK_M: gl.constexpr):
@@ -224,38 +190,12 @@ if AVAILABLE:
         return p, m_new, l_i * alpha + gl.sum(p, 1), alpha
 
     @gluon.jit
-    def _exp2_split(x, PACK: gl.constexpr):
-        """2^x of a score tile (x <= 0, finite), one element in PACK on the FMA pipe."""
-        if PACK == 2:
-            p = gl.inline_asm_elementwise(EXP2_ASM_2, "=f,=f,f,f", [x], dtype=gl.float32,
-                                          is_pure=True, pack=2)
-        else:
-            p = gl.inline_asm_elementwise(EXP2_ASM_4, "=f,=f,=f,=f,f,f,f,f", [x],
-                                          dtype=gl.float32, is_pure=True, pack=4)
-        return p
-
-    @gluon.jit
-    def _softmax_step_split(s, m_i, l_i, qk_scale, GUARD: gl.constexpr,
-                            SOFT_EXP2: gl.constexpr):
-        """:func:`_softmax_step`, with one in ``SOFT_EXP2`` of the tile's exponentials on
-        the FMA pipe (:func:`_exp2_split`) where no score can be -inf (no ``GUARD``)."""
-        if SOFT_EXP2 == 0 or GUARD:
-            p, m_new, l_new, alpha = _softmax_step(s, m_i, l_i, qk_scale, GUARD)
-        else:
-            m_new = gl.maximum(m_i, gl.max(s, 1) * qk_scale)
-            p = _exp2_split(s * qk_scale - gl.expand_dims(m_new, 1), SOFT_EXP2)
-            alpha = gl.exp2(m_i - m_new)
-            l_new = l_i * alpha + gl.sum(p, 1)
-        return p, m_new, l_new, alpha
-
-    @gluon.jit
     def _step(acc, p, m_i, l_i, j, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s, k_desc,
               v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles, full_start, part_start,
               run_offset, k_row0, q_start, Nk, qk_scale, LAYOUT_BLOCK: gl.constexpr,
               BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, STAGES: gl.constexpr,
               ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, MASKED: gl.constexpr,
-              s_layout: gl.constexpr, o_layout: gl.constexpr, p_layout: gl.constexpr,
-              SOFT_EXP2: gl.constexpr):
+              s_layout: gl.constexpr, o_layout: gl.constexpr, p_layout: gl.constexpr):
         """One trip of the loop: tile j-1's ``P V`` into ``acc``, then tile j's scores and
         softmax (``MASKED``: tile j is a partial block's); refills tile j-1's buffers with
         tile j-1+STAGES. Returns the new ``acc, p, m_i, l_i``."""
@@ -266,7 +206,7 @@ if AVAILABLE:
         s = _scores(q_smem, k_smem, k_bar, zero_s, j, True, n_full, part_start, PART_IDX,
                     PART_CODE, q_start, Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, MASKED,
                     s_layout)
-        p, m_i, l_i, alpha = _softmax_step_split(s, m_i, l_i, qk_scale, MASKED, SOFT_EXP2)
+        p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, MASKED)
         acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
         p = gl.convert_layout(p.to(k_desc.dtype), p_layout)
         _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
@@ -281,8 +221,7 @@ if AVAILABLE:
             H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
             LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, ROW_RUNS: gl.constexpr,
-            HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr, SOFT_EXP2: gl.constexpr,
-            num_warps: gl.constexpr):
+            HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr, num_warps: gl.constexpr):
         """Program (schedule entry, query tile) x (batch, head repeat), as the Triton
         forward's. q/k/v/o_desc: descriptors over the (B*H*N, D) and (B*H_KV*Nk, D) rows of
         contiguous q, k, v, o; O (B, H, N, D), contiguous; LSE (B, H, N) float32 base 2.
@@ -340,8 +279,7 @@ if AVAILABLE:
             s = _scores(q_smem, k_smem, k_bar, zero_s, 0, n_full == 0, n_full, part_start,
                         PART_IDX, PART_CODE, q_start, Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N,
                         STAGES, HAS_PARTIAL, s_layout)
-            p, m_i, l_i, alpha = _softmax_step_split(s, m_i, l_i, qk_scale, HAS_PARTIAL,
-                                                     SOFT_EXP2)
+            p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, HAS_PARTIAL)
             p = gl.convert_layout(p.to(dtype), p_layout)
             _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
                       STAGES - 1, n_full, n_tiles, full_start, part_start, run_offset, k_row0,
@@ -355,7 +293,7 @@ if AVAILABLE:
                     v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles, full_start,
                     part_start, run_offset, k_row0, q_start, Nk, qk_scale, LAYOUT_BLOCK,
                     BLOCK_M, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL, False, s_layout,
-                    o_layout, p_layout, SOFT_EXP2)
+                    o_layout, p_layout)
             if HAS_PARTIAL:
                 for j in range(gl.maximum(n_full, 1), n_tiles):
                     acc, p, m_i, l_i = _step(
@@ -363,7 +301,7 @@ if AVAILABLE:
                         k_desc, v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles,
                         full_start, part_start, run_offset, k_row0, q_start, Nk, qk_scale,
                         LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL, True,
-                        s_layout, o_layout, p_layout, SOFT_EXP2)
+                        s_layout, o_layout, p_layout)
             last = n_tiles - 1
             mbarrier.wait(v_bar.index(last % STAGES), (last // STAGES) & 1)
             acc = warpgroup_mma(p, v_smem.index(last % STAGES), acc, is_async=True)
@@ -575,8 +513,8 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
         (programs * (layout_block // BLOCK_M), groups), (q.dtype,),
         (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots),
         LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
-        ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, TMA_STORE=TMA_STORE, SOFT_EXP2=SOFT_EXP2,
-        num_warps=NUM_WARPS, **compile_options(D))
+        ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, TMA_STORE=TMA_STORE, num_warps=NUM_WARPS,
+        **compile_options(D))
     return BoundForward(launch, BLOCK_M)
 
 
