@@ -76,7 +76,9 @@ def _time(fn, mode, inputs):
 
     The second is what the GPU was busy with per call (the torch profiler over a few calls,
     back to back, without do_bench's L2 flush between them): where it falls well short of
-    the first, the host's launches, not the kernels, set the row's time."""
+    the first, the host's launches, not the kernels, set the row's time. A diagnostic, not
+    a figure: the profiler read the D=128 ping-pong forward 12% under and 19% over its
+    CUDA-event time in two rounds (benchmarks/NOTES.md, v24)."""
     from triton.testing import do_bench
     if mode == "fwd":
         step = fn

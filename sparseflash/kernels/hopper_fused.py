@@ -48,8 +48,9 @@ with 128 query rows a step: half the Q/dO copies and dQ reductions per product o
 64 x 64 programs, and products twice as long between the warp group's waits; kernel ms
 on an H200 against 64 x 64 tiles, dense 6.13-6.20 against 6.70-6.73, causal 3.19-3.20
 against 3.45-3.60, ``butterfly`` 0.44 against 0.45-0.46, ``local(3)`` and random+global
-even; 128 key rows with 64 query rows a step were 1-10% slower than either (NOTES v24,
-``s22_d64_tiles_ab.py``). The delta kernel
+even (the same order on an H100); 128 key rows with 64 query rows a step were even on
+causal and 2-10% slower than 64 x 64 elsewhere (NOTES v24, ``s22_d64_tiles_ab.py``). The
+delta kernel
 (which also zeroes 4 bytes a dQ element) and dQ's cast take 0.12 ms at D=128, 15-20% of
 a ``local(3)`` backward.
 
@@ -80,7 +81,7 @@ KEYS_PER_WG, NUM_WARPS = 64, 4
 #: group per 64), query rows per step, register cap of the whole program); a layout takes
 #: the first whose rows divide its block (:func:`tiles`). D=128: 10 warps (12 allocated)
 #: at 168, the consumers get 240. D=64: 128 x 128 tiles at the same cap (one program an
-#: SM, 195 KB of shared memory) measured 2-12% faster than 64 x 64 on dense, causal and
+#: SM, 195 KB of shared memory) measured 2-11% faster than 64 x 64 on dense, causal and
 #: ``butterfly`` and even on ``local(3)`` and random+global (NOTES v24); 64 x 64 (6 warps
 #: (8) at 128, two programs an SM, the consumer gets 232) serves layout blocks of 64.
 TILES = {128: ((128, 64, 168),), 64: ((128, 128, 168), (64, 64, 128))}
