@@ -50,9 +50,8 @@ on an H200 against 64 x 64 tiles, dense 6.13-6.20 against 6.70-6.73, causal 3.19
 against 3.45-3.60, ``butterfly`` 0.44 against 0.45-0.46, ``local(3)`` and random+global
 even (the same order on an H100); 128 key rows with 64 query rows a step were even on
 causal and 2-10% slower than 64 x 64 elsewhere (NOTES v24, ``s22_d64_tiles_ab.py``). The
-delta kernel
-(which also zeroes 4 bytes a dQ element) and dQ's cast take 0.12 ms at D=128, 15-20% of
-a ``local(3)`` backward.
+delta kernel (which also zeroes 4 bytes a dQ element) and dQ's cast take 0.12 ms at
+D=128, 15-20% of a ``local(3)`` backward.
 
 dQ's sum runs in whatever order the programs' reductions land, so it is not bitwise
 reproducible; with ``torch.use_deterministic_algorithms(True)`` :func:`usable` says no
