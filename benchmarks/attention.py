@@ -30,6 +30,7 @@ import torch
 
 import sparseflash
 from benchmarks.peers import METHODS
+from benchmarks.profile_call import kernel_times
 
 RESULTS = Path(__file__).parent / "results"
 DENSE_ONLY = {"sdpa-cudnn", "sdpa-flash"}  # they can only do dense or causal
@@ -100,13 +101,7 @@ def _kernel_ms(step, calls: int = 10) -> float:
     """Summed CUDA kernel (and memcpy/memset) time per call of ``step``, in ms."""
     step()
     torch.cuda.synchronize()
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-        for _ in range(calls):
-            step()
-        torch.cuda.synchronize()
-    total_us = sum(event.device_time for event in prof.events()
-                   if event.device_type == torch.autograd.DeviceType.CUDA)
-    return total_us / calls / 1000
+    return sum(ms for ms, _ in kernel_times(step, calls).values())
 
 
 def _peak_mb(fn, mode, inputs) -> float:

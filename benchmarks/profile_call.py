@@ -59,6 +59,22 @@ def make_call(args, purpose: str) -> SimpleNamespace:
                            forward_backward=forward_backward)
 
 
+def kernel_times(step, calls: int) -> dict:
+    """``{kernel name: (CUDA ms per call, launches per call)}`` over ``calls`` calls of
+    ``step``, back to back under ``torch.profiler`` (memcpy and memset count as kernels).
+    ``benchmarks.attention``'s ``kernel_ms`` is their sum."""
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            step()
+        torch.cuda.synchronize()
+    totals, counts = defaultdict(float), defaultdict(int)
+    for event in prof.events():
+        if event.device_type == torch.autograd.DeviceType.CUDA:
+            totals[event.name] += event.device_time
+            counts[event.name] += 1
+    return {name: (us / calls / 1000, counts[name] // calls) for name, us in totals.items()}
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -71,21 +87,12 @@ def main(argv=None) -> None:
     for _ in range(5):
         step()
     torch.cuda.synchronize()
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-        for _ in range(args.iters):
-            step()
-        torch.cuda.synchronize()
-    totals, counts = defaultdict(float), defaultdict(int)
-    for event in prof.events():
-        if event.device_type == torch.autograd.DeviceType.CUDA:
-            totals[event.name] += event.device_time
-            counts[event.name] += 1
-    whole = sum(totals.values())
+    times = kernel_times(step, args.iters)
+    whole = sum(ms for ms, _ in times.values())
     print(f"{args.pattern!r} N={N} D={D} B={B} H={args.heads} {args.dtype}: "
-          f"{whole / args.iters / 1000:.3f} ms of kernels per fwd+bwd")
-    for name, us in sorted(totals.items(), key=lambda kv: -kv[1]):
-        print(f"  {us / args.iters / 1000:8.3f} ms  {100 * us / whole:5.1f}%  "
-              f"x{counts[name] // args.iters:<3d} {name[:90]}")
+          f"{whole:.3f} ms of kernels per fwd+bwd")
+    for name, (ms, launches) in sorted(times.items(), key=lambda kv: -kv[1][0]):
+        print(f"  {ms:8.3f} ms  {100 * ms / whole:5.1f}%  x{launches:<3d} {name[:90]}")
 
 
 if __name__ == "__main__":
