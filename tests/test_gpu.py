@@ -166,6 +166,21 @@ def test_pingpong_forward_against_float64(case, dtype, monkeypatch):
                         monkeypatch)
 
 
+# Persistent programs run work items in turn, the K/V ring, the turns and the Q buffers'
+# barriers carrying on from item to item: three programs for every case make each run
+# many items (row lengths, partial blocks and split rows mixed); a program an item is the
+# other form.
+@pytest.mark.parametrize("programs", [3, "one an item"])
+@pytest.mark.parametrize("case", PINGPONG_CASES, ids=[c[0] + f"-D{c[6]}" for c in PINGPONG_CASES])
+def test_pingpong_forward_programs_against_float64(case, programs, monkeypatch):
+    from sparseflash.kernels import hopper_pingpong
+    if programs == "one an item":
+        monkeypatch.setattr(hopper_pingpong, "PERSISTENT", False)
+    else:
+        monkeypatch.setattr(hopper_pingpong, "MAX_PROGRAMS", programs)
+    test_pingpong_forward_against_float64(case, torch.bfloat16, monkeypatch)
+
+
 @pytest.mark.parametrize("case", [c for c in GLUON_CASES if c[6] == 128],
                          ids=[c[0] for c in GLUON_CASES if c[6] == 128])
 def test_serial_gluon_forward_at_d128_against_float64(case, monkeypatch):

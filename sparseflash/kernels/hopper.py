@@ -70,9 +70,16 @@ if AVAILABLE:
         ``hopper_backward`` reads its column schedule with it too (kv heads, key blocks,
         key rows in place of query ones), as ``common.scheduled_program`` serves both
         Triton kernels."""
+        return _coords_at(gl.program_id(0), gl.program_id(1), SCHED, H, NUM_Q_BLOCKS,
+                          LAYOUT_HEADS, LAYOUT_BLOCK, BLOCK_M)
+
+    @gluon.jit
+    def _coords_at(pid, pid_g, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
+                   LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr):
+        """:func:`_coords` of the work item (``pid``, ``pid_g``), which a persistent
+        program (``hopper_pingpong``) takes in turn where a program of its own would have
+        had those program ids."""
         TILES: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
-        pid = gl.program_id(0)
-        pid_g = gl.program_id(1)
         entry = SCHED + (pid // TILES) * ENTRY_FIELDS
         row = gl.load(entry + ENTRY_ROW)
         rep = H // LAYOUT_HEADS
@@ -109,6 +116,17 @@ if AVAILABLE:
         """Start the copies of the program's key tile ``t`` (none past the last) into
         buffer ``t % STAGES``: full blocks first (consecutive rows from ``run_offset`` past
         the head's first key row ``k_row0``, or read from the table), then partial ones."""
+        _issue_kv_at(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX, t,
+                     t % STAGES, n_full, n_tiles, full_start, part_start, run_offset, k_row0,
+                     LAYOUT_BLOCK, BLOCK_N, ROW_RUNS, HAS_PARTIAL)
+
+    @gluon.jit
+    def _issue_kv_at(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX, t,
+                     slot, n_full, n_tiles, full_start, part_start, run_offset, k_row0,
+                     LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr,
+                     ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
+        """:func:`_issue_kv` into buffer ``slot`` (a persistent program's ring runs on
+        across its work items, so its slot is not the item's tile index)."""
         SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
         ok = t < n_tiles
         if ROW_RUNS:
@@ -120,7 +138,6 @@ if AVAILABLE:
             part = gl.load(PART_IDX + part_start + (t - n_full) // SUB,
                            mask=ok & (t >= n_full), other=0)
             offset = gl.where(t < n_full, offset, part * LAYOUT_BLOCK + (t % SUB) * BLOCK_N)
-        slot = t % STAGES
         mbarrier.expect(k_bar.index(slot), k_desc.block_type.nbytes, pred=ok)
         tma_load(k_desc, [k_row0 + offset, 0], k_bar.index(slot), k_smem.index(slot), pred=ok)
         mbarrier.expect(v_bar.index(slot), v_desc.block_type.nbytes, pred=ok)

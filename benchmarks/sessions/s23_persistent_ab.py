@@ -1,0 +1,63 @@
+"""Session 23: the D=128 ping-pong forward with persistent programs (one an SM, each
+running work items in turn, its loader copying the next item's keys while the warp
+groups finish the last) against a program an item, alternating, in one process.
+
+    python benchmarks/sessions/s23_persistent_ab.py [--rounds 2]
+
+bf16, D = 128, 16K tokens (N = 16K with one sequence, N = 4K with four); each variant's
+O and LSE against the non-persistent kernel's (which tests/test_gpu.py checks against
+float64): the same arithmetic per item, so they must agree bit for bit, and each is run
+twice to catch a race. Then ``launch.forward`` timed with do_bench (median): the kernel
+sets the pace at these sizes (host ~0.1 ms against 0.24-3.4 ms).
+"""
+
+import sys
+
+import torch
+import triton
+
+import sparseflash
+from sparseflash.kernels import hopper_pingpong, launch
+
+PATTERNS = ["dense", "causal", "local(3)", "butterfly", "local(1) | global(1) | random(2)",
+            "local(1)"]
+VARIANTS = [("a program an item", dict(PERSISTENT=False, MAX_PROGRAMS=None)),
+            ("persistent", dict(PERSISTENT=True, MAX_PROGRAMS=None))]
+
+
+def main():
+    print("triton", triton.__version__, "torch", torch.__version__, torch.cuda.get_device_name())
+    rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 2
+    D, H = 128, 16
+    for B, N in ((1, 16384), (4, 4096)):
+        gen = torch.Generator(device="cuda").manual_seed(0)
+        q, k, v = (torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16, generator=gen)
+                   for _ in range(3))
+        for pattern in PATTERNS:
+            layout = sparseflash.compile_layout(pattern, N, block=128, device=q.device)
+            tables, meta = layout.kernel_tables(), launch.LayoutMeta.of(layout)
+            flops = 4 * B * H * N * N * D * layout.density
+            run = lambda: launch.forward(q, k, v, tables, meta, D ** -0.5, None, None,  # noqa: E731
+                                         0, 0.0)
+            ref = None
+            for rnd in range(rounds):
+                for label, attrs in VARIANTS:
+                    for name, value in attrs.items():
+                        setattr(hopper_pingpong, name, value)
+                    launch.clear_plans()
+                    outs = [run() for _ in range(2)]
+                    torch.cuda.synchronize()
+                    if ref is None:
+                        ref = outs[0]
+                    same = all(torch.equal(a, b) for out in outs for a, b in zip(out, ref))
+                    err = max((a.float() - b.float()).abs().max().item()
+                              for out in outs for a, b in zip(out, ref))
+                    ms = triton.testing.do_bench(run, warmup=25, rep=200)
+                    print(f"B={B} N={N:5d} {pattern:34s} round {rnd + 1} {label:18s} "
+                          f"{ms:7.3f} ms {flops / ms / 1e9:6.1f} TFLOP/s  "
+                          f"{'bitwise equal' if same else f'max|diff| {err:.1e}'}",
+                          flush=True)
+
+
+if __name__ == "__main__":
+    main()
