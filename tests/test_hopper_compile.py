@@ -79,9 +79,9 @@ def _compile_pingpong(d, row_runs, has_partial, dtype=torch.bfloat16):
         sig[name] = native_specialize_impl(BaseBackend, desc, False, True, True)[0]
     sig.update(O="*bf16" if dtype == torch.bfloat16 else "*fp16", LSE="*fp32",
                FULL_IDX="*i32", PART_IDX="*i32", PART_CODE="*i8", SCHED="*i32",
-               WS_O="*fp32", WS_LSE="*fp32", qk_scale="fp32")
+               WS_O="*fp32", WS_LSE="*fp32", COUNTER="*i32", qk_scale="fp32")
     for name in ("stride_ob", "stride_oh", "stride_on", "H", "H_KV", "N", "Nk",
-                 "NUM_Q_BLOCKS", "LAYOUT_HEADS", "WS_SLOTS", "GROUPS", "ITEMS"):
+                 "NUM_Q_BLOCKS", "LAYOUT_HEADS", "WS_SLOTS", "ITEMS_PER_GROUP", "ITEMS"):
         sig[name] = "i32"
     consts = dict(LAYOUT_BLOCK=128, STAGES=p.STAGES, ROW_RUNS=row_runs,
                   HAS_PARTIAL=has_partial, TMA_STORE=hopper.TMA_STORE, num_warps=p.NUM_WARPS)

@@ -1,13 +1,19 @@
 """Session 23: the D=128 ping-pong forward with persistent programs (one an SM, each
 running work items in turn, its loader copying the next item's keys while the warp
-groups finish the last) against a program an item, alternating, in one process.
+groups finish the last) against a program an item.
 
-    python benchmarks/sessions/s23_persistent_ab.py [--rounds 2]
+    python benchmarks/sessions/s23_persistent_ab.py [--rounds 2] [--label NAME]
+
+Call 1 ran both forms of commit cb7ebc1 (``hopper_pingpong.PERSISTENT``, programs
+taking items p, p + P, ...) alternating in one process; call 2 both forms of its
+successor (items dealt in alternating order) and the session-22 tree. Since then there
+is one form (items drawn from a counter), and the script times whichever tree it runs
+in (``--label``), the session scripts alternating processes between trees.
 
 bf16, D = 128, 16K tokens (N = 16K with one sequence, N = 4K with four); each variant's
-O and LSE against the non-persistent kernel's (which tests/test_gpu.py checks against
-float64): the same arithmetic per item, so they must agree bit for bit, and each is run
-twice to catch a race. Then ``launch.forward`` timed with do_bench (median): the kernel
+O and LSE against the first's (which tests/test_gpu.py checks against float64): the same
+arithmetic per item, so they must agree bit for bit, and each is run twice to catch a
+race. Then ``launch.forward`` timed with do_bench (median): the kernel
 sets the pace at these sizes (host ~0.1 ms against 0.24-3.4 ms).
 """
 
@@ -21,8 +27,8 @@ from sparseflash.kernels import hopper_pingpong, launch
 
 PATTERNS = ["dense", "causal", "local(3)", "butterfly", "local(1) | global(1) | random(2)",
             "local(1)"]
-VARIANTS = [("a program an item", dict(PERSISTENT=False, MAX_PROGRAMS=None)),
-            ("persistent", dict(PERSISTENT=True, MAX_PROGRAMS=None))]
+LABEL = sys.argv[sys.argv.index("--label") + 1] if "--label" in sys.argv else "this tree"
+VARIANTS = [(LABEL, dict(MAX_PROGRAMS=None))]
 
 
 def main():

@@ -506,9 +506,11 @@ if AVAILABLE:
 
 
 class BoundForward(NamedTuple):
-    """A bound Gluon forward: the launch, and the rows of its q and o descriptors' tiles."""
+    """A bound Gluon forward: the launch, the rows of its q and o descriptors' tiles, and
+    whether it takes a work-item counter (``hopper_pingpong``'s persistent programs)."""
     launch: "fastlaunch.Launch"
     q_rows: int
+    counter: bool = False
 
 
 def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
@@ -524,7 +526,7 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
     args = (q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
             row_runs, has_partial)
     if hopper_pingpong.chosen(D):
-        return BoundForward(hopper_pingpong.bind_forward(*args), hopper_pingpong.BLOCK_M)
+        return BoundForward(hopper_pingpong.bind_forward(*args), hopper_pingpong.BLOCK_M, True)
     H_kv, Nk = k.shape[1], k.shape[2]
     launch = _KERNEL.bind(
         (programs * (layout_block // BLOCK_M), groups), (q.dtype,),
@@ -539,6 +541,9 @@ def forward(bound: BoundForward, q, k, v, o, lse, full_idx, part_idx, part_code,
             ws_lse, qk_scale):
     """Launch ``bound`` (:func:`bind_forward`): writes ``o``, ``lse`` and the workspace of
     split rows."""
-    bound.launch((o, lse, full_idx, part_idx, part_code, sched, ws_o, ws_lse),
+    tensors = (o, lse, full_idx, part_idx, part_code, sched, ws_o, ws_lse)
+    if bound.counter:
+        tensors += (torch.zeros(1, dtype=torch.int32, device=q.device),)
+    bound.launch(tensors,
                  (descriptor(q, bound.q_rows), descriptor(k, BLOCK_N), descriptor(v, BLOCK_N),
                   descriptor(o, bound.q_rows), qk_scale))

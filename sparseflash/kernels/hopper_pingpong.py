@@ -43,12 +43,8 @@ NUM_WARPS = 4
 #: loader's padded). The kernel asks 240 for the worker warp group and 24 for the loader;
 #: Triton gives its own partition what they leave (240 as well).
 MAXNREG = 168
-#: Persistent programs: each runs work items in turn, its loader copying the next item's
-#: keys while the warp groups finish the last (one program an SM fits: the K/V ring takes
-#: most of the shared memory). Without, a program an item.
-PERSISTENT = True
-#: Where not None, at most this many persistent programs (tests: many work items a
-#: program on small inputs).
+#: Where not None, at most this many programs (tests: many work items a program on small
+#: inputs); else one an SM.
 MAX_PROGRAMS = None
 
 if AVAILABLE:
@@ -60,68 +56,80 @@ if AVAILABLE:
     from .hopper import (_coords_at, _issue_kv_at, _partial_mask, _softmax_step, _walk,
                          finish_rows, store_rows, tma_load)
 
+    # A partition's threads meet (Triton 3.6 names it thread_barrier, later ones barrier).
+    _sync_partition = getattr(gl, "thread_barrier", None) or gl.barrier
+
     @gluon.jit
-    def _work_item(k):
-        """The program's k-th work item (past the last where it has none): the programs
-        take the items, longest first, in rounds of one each, in program order in even
-        rounds and the reverse in odd ones, so that the longest items of a round and the
-        shortest of the next go to the same program. (In turn, program p, p + P, ...,
-        measured 39% slower than a program an item on causal rows, sessions 23.)"""
-        P = gl.num_programs(0)
-        p = gl.program_id(0)
-        return k * P + p + (k % 2) * (P - 1 - 2 * p)
+    def _hand_over(slot, value, layout: gl.constexpr):
+        """``value`` (an int) into the one-element shared buffer ``slot``, every thread of
+        the partition's stores done before any of them goes on (to the barrier arrival
+        that publishes it)."""
+        slot.store(gl.full([1], value, gl.int32, layout))
+        _sync_partition()
+
+    @gluon.jit
+    def _handed(slot, layout: gl.constexpr):
+        """The int in the one-element shared buffer ``slot``."""
+        return gl.max(slot.load(layout), 0)
 
     @gluon.jit
     def _loader(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED,
-                WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
-                NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, GROUPS, ITEMS,
-                LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
-                TMA_STORE: gl.constexpr):
-        """One warp: for each of the program's work items, its K/V tiles into the ring
-        (the slots both warp groups released) and its two Q tiles (the buffers each warp
-        group released after its epilogue). The ring's first tiles go before the Q tiles:
-        its slots free up at the previous item's last ``P V``, the Q buffers only after
-        its stores, so the next item's keys load while the warp groups finish."""
+                item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
+                PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
+                stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
+                ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr,
+                HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
+        """One warp: takes the program's work items from ``COUNTER`` one by one, and for
+        each, its first K/V tile into the ring (a slot both warp groups released), its two
+        Q tiles with the item's number (the buffers each warp group released after its
+        epilogue), then the rest of its K/V tiles. The slots free up at the previous
+        item's last ``P V``, the Q buffers only after its stores, so the next item's first
+        keys load while the warp groups finish. Past the last item, the number ``ITEMS``
+        tells the warp groups to stop."""
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
         BLOCK_N: gl.constexpr = k_desc.block_type.shape[0]
         STAGES: gl.constexpr = k_smem.shape[0]
+        one: gl.constexpr = gl.BlockedLayout([1], [32], [1], [0])
         ring = 0  # K/V tiles issued by the program so far: the ring's position
         done = 0  # work items finished
-        for k in range(0, (ITEMS + gl.num_programs(0) - 1) // gl.num_programs(0)):
-            item = _work_item(k)
-            if item < ITEMS:
-                entry, b, h, q_block, q_start = _coords_at(
-                    item // GROUPS, item % GROUPS, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
-                    LAYOUT_BLOCK, 2 * BLOCK_M)
-                full_start, n_full, part_start, n_tiles = _walk(entry, LAYOUT_BLOCK,
-                                                                BLOCK_N, HAS_PARTIAL)
-                k_row0 = (b * H_KV + h // (H // H_KV)) * Nk
-                if ROW_RUNS:
-                    run_offset = gl.load(FULL_IDX + full_start, mask=n_full > 0,
-                                         other=0) * LAYOUT_BLOCK
-                else:
-                    run_offset = 0
-                ahead = gl.minimum(n_tiles, STAGES)
-                for t in range(ahead):
-                    _issue_slot(k_desc, v_desc, k_smem, v_smem, k_ready, v_ready, empty,
-                                FULL_IDX, PART_IDX, t, ring + t, n_full, n_tiles, full_start,
-                                part_start, run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N, STAGES,
-                                ROW_RUNS, HAS_PARTIAL)
-                for i in gl.static_range(2):
-                    # A barrier starts in phase 0: the first wait, on the other parity,
-                    # passes.
-                    mbarrier.wait(q_empty.index(i), (done & 1) ^ 1)
-                    mbarrier.expect(q_ready.index(i), q_desc.block_type.nbytes)
-                    tma_load(q_desc, [(b * H + h) * N + q_start + i * BLOCK_M, 0],
-                             q_ready.index(i), q_smem.index(i))
-                for t in range(ahead, n_tiles):
-                    _issue_slot(k_desc, v_desc, k_smem, v_smem, k_ready, v_ready, empty,
-                                FULL_IDX, PART_IDX, t, ring + t, n_full, n_tiles, full_start,
-                                part_start, run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N, STAGES,
-                                ROW_RUNS, HAS_PARTIAL)
-                ring += n_tiles
-                done += 1
+        item = gl.atomic_add(COUNTER, 1)
+        while item < ITEMS:
+            entry, b, h, q_block, q_start = _coords_at(
+                item % ITEMS_PER_GROUP, item // ITEMS_PER_GROUP, SCHED, H, NUM_Q_BLOCKS,
+                LAYOUT_HEADS, LAYOUT_BLOCK, 2 * BLOCK_M)
+            full_start, n_full, part_start, n_tiles = _walk(entry, LAYOUT_BLOCK, BLOCK_N,
+                                                            HAS_PARTIAL)
+            k_row0 = (b * H_KV + h // (H // H_KV)) * Nk
+            if ROW_RUNS:
+                run_offset = gl.load(FULL_IDX + full_start, mask=n_full > 0,
+                                     other=0) * LAYOUT_BLOCK
+            else:
+                run_offset = 0
+            first = gl.minimum(n_tiles, 1)
+            for t in range(first):
+                _issue_slot(k_desc, v_desc, k_smem, v_smem, k_ready, v_ready, empty,
+                            FULL_IDX, PART_IDX, t, ring + t, n_full, n_tiles, full_start,
+                            part_start, run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N, STAGES,
+                            ROW_RUNS, HAS_PARTIAL)
+            for i in gl.static_range(2):
+                # A barrier starts in phase 0: the first wait, on the other parity, passes.
+                mbarrier.wait(q_empty.index(i), (done & 1) ^ 1)
+                _hand_over(item_smem.index(i), item, one)
+                mbarrier.expect(q_ready.index(i), q_desc.block_type.nbytes)
+                tma_load(q_desc, [(b * H + h) * N + q_start + i * BLOCK_M, 0],
+                         q_ready.index(i), q_smem.index(i))
+            for t in range(first, n_tiles):
+                _issue_slot(k_desc, v_desc, k_smem, v_smem, k_ready, v_ready, empty,
+                            FULL_IDX, PART_IDX, t, ring + t, n_full, n_tiles, full_start,
+                            part_start, run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N, STAGES,
+                            ROW_RUNS, HAS_PARTIAL)
+            ring += n_tiles
+            done += 1
+            item = gl.atomic_add(COUNTER, 1)
+        for i in gl.static_range(2):
+            mbarrier.wait(q_empty.index(i), (done & 1) ^ 1)
+            _hand_over(item_smem.index(i), ITEMS, one)
+            mbarrier.arrive(q_ready.index(i), count=1)
 
     @gluon.jit
     def _issue_slot(k_desc, v_desc, k_smem, v_smem, k_ready, v_ready, empty, FULL_IDX,
@@ -197,13 +205,13 @@ if AVAILABLE:
 
     @gluon.jit
     def _consume(WG: gl.constexpr, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem,
-                 q_ready, q_empty, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
-                 PART_CODE, SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H,
-                 H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, GROUPS, ITEMS,
-                 LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
-                 TMA_STORE: gl.constexpr):
+                 q_ready, q_empty, item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX,
+                 PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob,
+                 stride_oh, stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
+                 ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr,
+                 HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
         """Warp group WG (query rows ``WG * BLOCK_M`` on of each work item's tile): for
-        each of the program's items, the online softmax over the walk's key tiles, then
+        each item the loader hands it, the online softmax over the walk's key tiles, then
         its rows of O and LSE (or of a split row's workspace) stored, as
         ``hopper.hopper_forward_kernel`` stores them, and its Q buffer handed back."""
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
@@ -218,117 +226,122 @@ if AVAILABLE:
         p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout,
                                                      k_width=2)
         rows_s: gl.constexpr = gl.SliceLayout(1, s_layout)
+        one: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
         zero_s = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
 
         ring = 0    # K/V tiles the program consumed so far: the ring's position
         rounds = 0  # rounds of MMAs each warp group issued so far (the turns' count)
         done = 0    # work items finished
-        for k in range(0, (ITEMS + gl.num_programs(0) - 1) // gl.num_programs(0)):
-            item = _work_item(k)
-            if item < ITEMS:
-                pid_g = item % GROUPS
-                entry, b, h, q_block, q_start = _coords_at(
-                    item // GROUPS, pid_g, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
-                    LAYOUT_BLOCK, 2 * BLOCK_M)
-                q_start += WG * BLOCK_M
-                full_start, n_full, part_start, n_tiles = _walk(entry, LAYOUT_BLOCK, BLOCK_N,
-                                                                HAS_PARTIAL)
-                acc = gl.zeros([BLOCK_M, D], gl.float32, o_layout)
-                m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, rows_s)
-                l_i = gl.zeros([BLOCK_M], gl.float32, rows_s)
-                mbarrier.wait(q_ready.index(WG), done & 1)
-                if n_tiles > 0:  # a row with no key block skips to the epilogue (O = 0)
-                    # Round 0: tile 0's scores alone.
-                    _wait_turn(turn, WG, rounds)
-                    mbarrier.wait(k_ready.index(ring % STAGES), (ring // STAGES) & 1)
-                    s = warpgroup_mma(q_smem.index(WG), k_smem.index(ring % STAGES).permute((1, 0)),
-                                      zero_s, use_acc=False, is_async=True)
-                    _pass_turn(turn, WG)
-                    s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
-                    if HAS_PARTIAL:
-                        if n_full == 0:
-                            s = _masked(s, 0, n_full, part_start, PART_IDX, PART_CODE, q_start,
-                                        Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, s_layout)
-                    p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, HAS_PARTIAL)
-                    p = gl.convert_layout(p.to(dtype), p_layout)
-                    # Full tiles, then partial ones (the mask and the -inf guard stay out of
-                    # the full tiles' loop; after a full tile 0 no row is at -inf).
-                    for j in range(1, n_full):
-                        acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, ring, rounds, WG, q_smem,
-                                                 k_smem, v_smem, k_ready, v_ready, empty, turn,
-                                                 zero_s, n_full, part_start, PART_IDX, PART_CODE,
-                                                 q_start, Nk, qk_scale, LAYOUT_BLOCK, False,
-                                                 s_layout, o_layout, p_layout)
-                    if HAS_PARTIAL:
-                        for j in range(gl.maximum(n_full, 1), n_tiles):
-                            acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, ring, rounds, WG,
-                                                     q_smem, k_smem, v_smem, k_ready, v_ready,
-                                                     empty, turn, zero_s, n_full, part_start,
-                                                     PART_IDX, PART_CODE, q_start, Nk, qk_scale,
-                                                     LAYOUT_BLOCK, True, s_layout, o_layout,
-                                                     p_layout)
-                    # The last round: the last tile's P V.
-                    last = ring + n_tiles - 1
-                    _wait_turn(turn, WG, rounds + n_tiles)
-                    mbarrier.wait(v_ready.index(last % STAGES), (last // STAGES) & 1)
-                    acc = warpgroup_mma(p, v_smem.index(last % STAGES), acc, is_async=True)
-                    _pass_turn(turn, WG)
-                    acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))[0]
-                    mbarrier.arrive(empty.index(last % STAGES), count=1)
-                    ring += n_tiles
-                    rounds += n_tiles + 1
+        mbarrier.wait(q_ready.index(WG), 0)
+        item = _handed(item_smem.index(WG), one)
+        while item < ITEMS:
+            pid_g = item // ITEMS_PER_GROUP
+            entry, b, h, q_block, q_start = _coords_at(
+                item % ITEMS_PER_GROUP, pid_g, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
+                LAYOUT_BLOCK, 2 * BLOCK_M)
+            q_start += WG * BLOCK_M
+            full_start, n_full, part_start, n_tiles = _walk(entry, LAYOUT_BLOCK, BLOCK_N,
+                                                            HAS_PARTIAL)
+            acc = gl.zeros([BLOCK_M, D], gl.float32, o_layout)
+            m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, rows_s)
+            l_i = gl.zeros([BLOCK_M], gl.float32, rows_s)
+            if n_tiles > 0:  # a row with no key block skips to the epilogue (O = 0)
+                # Round 0: tile 0's scores alone.
+                _wait_turn(turn, WG, rounds)
+                mbarrier.wait(k_ready.index(ring % STAGES), (ring // STAGES) & 1)
+                s = warpgroup_mma(q_smem.index(WG), k_smem.index(ring % STAGES).permute((1, 0)),
+                                  zero_s, use_acc=False, is_async=True)
+                _pass_turn(turn, WG)
+                s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
+                if HAS_PARTIAL:
+                    if n_full == 0:
+                        s = _masked(s, 0, n_full, part_start, PART_IDX, PART_CODE, q_start,
+                                    Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, s_layout)
+                p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, HAS_PARTIAL)
+                p = gl.convert_layout(p.to(dtype), p_layout)
+                # Full tiles, then partial ones (the mask and the -inf guard stay out of
+                # the full tiles' loop; after a full tile 0 no row is at -inf).
+                for j in range(1, n_full):
+                    acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, ring, rounds, WG, q_smem,
+                                             k_smem, v_smem, k_ready, v_ready, empty, turn,
+                                             zero_s, n_full, part_start, PART_IDX, PART_CODE,
+                                             q_start, Nk, qk_scale, LAYOUT_BLOCK, False,
+                                             s_layout, o_layout, p_layout)
+                if HAS_PARTIAL:
+                    for j in range(gl.maximum(n_full, 1), n_tiles):
+                        acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, ring, rounds, WG,
+                                                 q_smem, k_smem, v_smem, k_ready, v_ready,
+                                                 empty, turn, zero_s, n_full, part_start,
+                                                 PART_IDX, PART_CODE, q_start, Nk, qk_scale,
+                                                 LAYOUT_BLOCK, True, s_layout, o_layout,
+                                                 p_layout)
+                # The last round: the last tile's P V.
+                last = ring + n_tiles - 1
+                _wait_turn(turn, WG, rounds + n_tiles)
+                mbarrier.wait(v_ready.index(last % STAGES), (last // STAGES) & 1)
+                acc = warpgroup_mma(p, v_smem.index(last % STAGES), acc, is_async=True)
+                _pass_turn(turn, WG)
+                acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))[0]
+                mbarrier.arrive(empty.index(last % STAGES), count=1)
+                ring += n_tiles
+                rounds += n_tiles + 1
 
-                # Through this warp group's own Q buffer (only its MMAs read it, all
-                # completed); the store has read it when store_rows returns.
-                out, lse = finish_rows(acc, m_i, l_i, o_layout)
-                store_rows(out, lse, q_smem.index(WG), o_desc, O, LSE, WS_O, WS_LSE, entry, b, h,
-                           q_block, q_start, pid_g, stride_ob, stride_oh, stride_on, H, N,
-                           WS_SLOTS, LAYOUT_BLOCK, TMA_STORE, s_layout, o_layout)
-                mbarrier.arrive(q_empty.index(WG), count=1)
-                done += 1
+            # Through this warp group's own Q buffer (only its MMAs read it, all
+            # completed); the store has read it when store_rows returns.
+            out, lse = finish_rows(acc, m_i, l_i, o_layout)
+            store_rows(out, lse, q_smem.index(WG), o_desc, O, LSE, WS_O, WS_LSE, entry, b, h,
+                       q_block, q_start, pid_g, stride_ob, stride_oh, stride_on, H, N,
+                       WS_SLOTS, LAYOUT_BLOCK, TMA_STORE, s_layout, o_layout)
+            mbarrier.arrive(q_empty.index(WG), count=1)
+            done += 1
+            mbarrier.wait(q_ready.index(WG), done & 1)
+            item = _handed(item_smem.index(WG), one)
 
     @gluon.jit
     def _consumer0(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                   k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED,
-                   WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
-                   NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, GROUPS, ITEMS,
+                   item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
+                   PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
+                   NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
                    LAYOUT_BLOCK: gl.constexpr,
                    ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
                    TMA_STORE: gl.constexpr):
         _consume(0, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                 k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED,
-                 WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
-                 NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, GROUPS, ITEMS, LAYOUT_BLOCK,
+                 item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
+                 PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
+                 NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK,
                  ROW_RUNS, HAS_PARTIAL, TMA_STORE)
 
     @gluon.jit
     def _consumer1(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                   k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED,
-                   WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
-                   NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, GROUPS, ITEMS,
+                   item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
+                   PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
+                   NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
                    LAYOUT_BLOCK: gl.constexpr,
                    ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
                    TMA_STORE: gl.constexpr):
         _consume(1, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                 k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED,
-                 WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
-                 NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, GROUPS, ITEMS, LAYOUT_BLOCK,
+                 item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
+                 PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
+                 NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK,
                  ROW_RUNS, HAS_PARTIAL, TMA_STORE)
 
     @gluon.jit
     def pingpong_forward_kernel(
-            O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, q_desc, k_desc,
-            v_desc, o_desc, qk_scale, stride_ob, stride_oh, stride_on,
-            H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, GROUPS, ITEMS,
+            O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, q_desc,
+            k_desc, v_desc, o_desc, qk_scale, stride_ob, stride_oh, stride_on,
+            H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
             LAYOUT_BLOCK: gl.constexpr, STAGES: gl.constexpr, ROW_RUNS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr, num_warps: gl.constexpr):
-        """Work items (schedule entry, 128-row query tile) x (batch, head repeat): item
-        ``i * GROUPS + g`` where ``hopper.hopper_forward_kernel`` runs program (i, g), so
-        the items go longest first, as the schedule's entries do; ``ITEMS`` of them on
-        however many programs the grid has (:func:`_work_item`; with a program an item,
-        item p is program p's). Otherwise that kernel's arguments, but for its tile
-        constexprs, which come from the descriptors: q_desc and o_desc in tiles of
-        :data:`BLOCK_M` rows (a warp group's), k_desc and v_desc of :data:`BLOCK_N`."""
+        """``ITEMS`` work items, (schedule entry, 128-row query tile) x (batch, head
+        repeat), on however many programs the grid has: item ``g * ITEMS_PER_GROUP + i``
+        is what ``hopper.hopper_forward_kernel`` does as program (i, g), and each program
+        takes the next item from ``COUNTER`` (int32, zero at launch) whenever its loader is
+        free for one, so the items start in that kernel's launch order (each group's
+        entries longest first, the groups one after the other, for its K/V in L2) and a
+        program that drew long items takes fewer. Otherwise that kernel's arguments, but
+        for its tile constexprs, which come from the descriptors: q_desc and o_desc in
+        tiles of :data:`BLOCK_M` rows (a warp group's), k_desc and v_desc of
+        :data:`BLOCK_N`."""
         dtype: gl.constexpr = q_desc.dtype
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
         D: gl.constexpr = q_desc.block_type.shape[1]
@@ -342,6 +355,9 @@ if AVAILABLE:
         v_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
         empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
         turn = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+        # Each warp group's current item, from the loader (published by its q_ready).
+        item_smem = gl.allocate_shared_memory(gl.int32, [2, 1], gl.SwizzledSharedLayout(
+            1, 1, 1, [0]))
         for i in gl.static_range(2):
             mbarrier.init(q_ready.index(i), count=1)
             mbarrier.init(q_empty.index(i), count=1)
@@ -354,22 +370,22 @@ if AVAILABLE:
         # built beforehand would turn the constexprs into run-time values.
         gl.warp_specialize([
             (_consumer0, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready,
-                          q_empty, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
-                          PART_CODE, SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh,
+                          q_empty, item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX,
+                          PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
                           stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
-                          GROUPS, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
+                          ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
                           TMA_STORE)),
             (_consumer1, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready,
-                          q_empty, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
-                          PART_CODE, SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh,
+                          q_empty, item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX,
+                          PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
                           stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
-                          GROUPS, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
+                          ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
                           TMA_STORE)),
             (_loader, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready,
-                       q_empty, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
-                       PART_CODE, SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh,
+                       q_empty, item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX,
+                       PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
                        stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
-                       GROUPS, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
+                       ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
                        TMA_STORE)),
         ], [4, 1], [240, 24])
 
@@ -398,19 +414,19 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
                  row_runs, has_partial) -> "fastlaunch.Launch":
     """:func:`pingpong_forward_kernel` bound as ``hopper.bind_forward`` binds its kernel
     (which calls this one where :func:`chosen`): ``programs`` schedule entries of
-    ``layout_block // 128`` work items each, for each of ``groups``; with
-    :data:`PERSISTENT`, on one program an SM (at most :data:`MAX_PROGRAMS`)."""
+    ``layout_block // 128`` work items each, for each of ``groups``, on one program an SM
+    (at most :data:`MAX_PROGRAMS`). Its tensors end with the item counter (one int32,
+    zeroed for every launch)."""
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
-    items = programs * (layout_block // (2 * BLOCK_M)) * groups
-    grid = items
-    if PERSISTENT:
-        grid = min(items, torch.cuda.get_device_properties(q.device).multi_processor_count)
-        if MAX_PROGRAMS is not None:
-            grid = min(grid, MAX_PROGRAMS)
+    per_group = programs * (layout_block // (2 * BLOCK_M))
+    items = per_group * groups
+    grid = min(items, torch.cuda.get_device_properties(q.device).multi_processor_count)
+    if MAX_PROGRAMS is not None:
+        grid = min(grid, MAX_PROGRAMS)
     return _KERNEL.bind(
         (grid,), (q.dtype,),
-        (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots, groups,
+        (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots, per_group,
          items),
         LAYOUT_BLOCK=layout_block, STAGES=STAGES, ROW_RUNS=row_runs, HAS_PARTIAL=has_partial,
         TMA_STORE=hopper.TMA_STORE, num_warps=NUM_WARPS, maxnreg=MAXNREG)
