@@ -2,13 +2,15 @@
 running work items in turn, its loader copying the next item's keys while the warp
 groups finish the last) against a program an item.
 
-    python benchmarks/sessions/s23_persistent_ab.py [--rounds 2] [--label NAME]
+    python benchmarks/sessions/s23_persistent_ab.py [--rounds 2] [--label NAME] [--store-ab]
 
 Call 1 ran both forms of commit cb7ebc1 (``hopper_pingpong.PERSISTENT``, programs
 taking items p, p + P, ...) alternating in one process; call 2 both forms of its
 successor (items dealt in alternating order) and the session-22 tree. Since then there
 is one form (items drawn from a counter), and the script times whichever tree it runs
-in (``--label``), the session scripts alternating processes between trees.
+in (``--label``), the session scripts alternating processes between trees; with
+``--store-ab``, the persistent kernel's two epilogues (``hopper_pingpong.TMA_STORE``)
+alternating in one process.
 
 bf16, D = 128, 16K tokens (N = 16K with one sequence, N = 4K with four); each variant's
 O and LSE against the first's (which tests/test_gpu.py checks against float64): the same
@@ -29,6 +31,10 @@ PATTERNS = ["dense", "causal", "local(3)", "butterfly", "local(1) | global(1) | 
             "local(1)"]
 LABEL = sys.argv[sys.argv.index("--label") + 1] if "--label" in sys.argv else "this tree"
 VARIANTS = [(LABEL, dict(MAX_PROGRAMS=None))]
+if "--store-ab" in sys.argv:
+    # O by TMA through the Q buffer, released after the store, against the threads'
+    # stores with the buffer released after the item's last score product.
+    VARIANTS = [("TMA store", dict(TMA_STORE=True)), ("early Q release", dict(TMA_STORE=False))]
 
 
 def main():

@@ -43,6 +43,11 @@ NUM_WARPS = 4
 #: loader's padded). The kernel asks 240 for the worker warp group and 24 for the loader;
 #: Triton gives its own partition what they leave (240 as well).
 MAXNREG = 168
+#: O through the Q buffer by one TMA store (``hopper.TMA_STORE``), the buffer released
+#: after it; else by the threads' stores, the buffer released once the item's last score
+#: product has completed, so that the next item's Q loads while its last ``P V`` and
+#: epilogue run.
+TMA_STORE = True
 #: Where not None, at most this many programs (tests: many work items a program on small
 #: inputs); else one an SM.
 MAX_PROGRAMS = None
@@ -275,6 +280,10 @@ if AVAILABLE:
                                                  PART_IDX, PART_CODE, q_start, Nk, qk_scale,
                                                  LAYOUT_BLOCK, True, s_layout, o_layout,
                                                  p_layout)
+                if not TMA_STORE:
+                    # Every score product has completed: the loader may fetch the next
+                    # item's Q while this last P V and the epilogue run.
+                    mbarrier.arrive(q_empty.index(WG), count=1)
                 # The last round: the last tile's P V.
                 last = ring + n_tiles - 1
                 _wait_turn(turn, WG, rounds + n_tiles)
@@ -285,14 +294,17 @@ if AVAILABLE:
                 mbarrier.arrive(empty.index(last % STAGES), count=1)
                 ring += n_tiles
                 rounds += n_tiles + 1
-
-            # Through this warp group's own Q buffer (only its MMAs read it, all
-            # completed); the store has read it when store_rows returns.
+            else:
+                if not TMA_STORE:
+                    mbarrier.arrive(q_empty.index(WG), count=1)
+            # With TMA_STORE through this warp group's own Q buffer (only its MMAs read it,
+            # all completed), which the store has read when store_rows returns.
             out, lse = finish_rows(acc, m_i, l_i, o_layout)
             store_rows(out, lse, q_smem.index(WG), o_desc, O, LSE, WS_O, WS_LSE, entry, b, h,
                        q_block, q_start, pid_g, stride_ob, stride_oh, stride_on, H, N,
                        WS_SLOTS, LAYOUT_BLOCK, TMA_STORE, s_layout, o_layout)
-            mbarrier.arrive(q_empty.index(WG), count=1)
+            if TMA_STORE:
+                mbarrier.arrive(q_empty.index(WG), count=1)
             done += 1
             mbarrier.wait(q_ready.index(WG), done & 1)
             item = _handed(item_smem.index(WG), one)
@@ -429,4 +441,4 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
         (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots, per_group,
          items),
         LAYOUT_BLOCK=layout_block, STAGES=STAGES, ROW_RUNS=row_runs, HAS_PARTIAL=has_partial,
-        TMA_STORE=hopper.TMA_STORE, num_warps=NUM_WARPS, maxnreg=MAXNREG)
+        TMA_STORE=TMA_STORE, num_warps=NUM_WARPS, maxnreg=MAXNREG)
