@@ -84,7 +84,7 @@ def _compile_pingpong(d, row_runs, has_partial, dtype=torch.bfloat16):
                  "NUM_Q_BLOCKS", "LAYOUT_HEADS", "WS_SLOTS", "ITEMS_PER_GROUP", "ITEMS"):
         sig[name] = "i32"
     consts = dict(LAYOUT_BLOCK=128, STAGES=p.STAGES, ROW_RUNS=row_runs,
-                  HAS_PARTIAL=has_partial, TMA_STORE=p.TMA_STORE, num_warps=p.NUM_WARPS)
+                  HAS_PARTIAL=has_partial, TMA_STORE=hopper.TMA_STORE, num_warps=p.NUM_WARPS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return triton.compile(GluonASTSource(kernel, sig, consts),

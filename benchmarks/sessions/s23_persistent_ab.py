@@ -9,8 +9,10 @@ taking items p, p + P, ...) alternating in one process; call 2 both forms of its
 successor (items dealt in alternating order) and the session-22 tree. Since then there
 is one form (items drawn from a counter), and the script times whichever tree it runs
 in (``--label``), the session scripts alternating processes between trees; with
-``--store-ab``, the persistent kernel's two epilogues (``hopper_pingpong.TMA_STORE``)
-alternating in one process.
+``--store-ab`` (call 4, commit b7245fd), the persistent kernel's two epilogues
+(``hopper_pingpong.TMA_STORE``: O by TMA through the Q buffer, or by the threads' stores
+with the Q buffer released early) alternating in one process; the second was 7-15%
+slower on short rows and was removed, so on later trees both variants are one kernel.
 
 bf16, D = 128, 16K tokens (N = 16K with one sequence, N = 4K with four); each variant's
 O and LSE against the first's (which tests/test_gpu.py checks against float64): the same

@@ -1,9 +1,9 @@
 """The D=128 forward on Hopper GPUs: warp-specialised, two warp groups in ping-pong.
 
 Same schedule, tables, masks and outputs as ``hopper.hopper_forward_kernel``, whose
-helpers it shares; what differs is who does what. A program's 128 query rows are two
+helpers it shares; what differs is who does what. A work item's 128 query rows are two
 tiles of 64, each its own partition of one warp group (``gl.warp_specialize``), and a
-third partition of one warp copies Q once and every K/V tile into a ring of
+third partition of one warp copies each item's Q and every K/V tile into a ring of
 :data:`STAGES` buffers (reading the table as it issues the copies). With the copies gone
 from the consumers, they get 240 registers a thread (``setmaxnreg``), enough for
 FlashAttention-3's two overlaps (Shah et al., 2024):
@@ -23,6 +23,18 @@ NOTES v22) the probe of this kernel ran at 607-619 TFLOP/s where ``hopper``'s ke
 at 517 and cuDNN at 611-617; without ping-pong 557-574, with one partition for both warp
 groups (each slot released in step) 491-520. At D=64 ``hopper``'s kernel, at two programs
 an SM, stays faster (479 against 437-463), so :func:`chosen` takes this one at D=128.
+
+The programs are persistent, one an SM: the loader draws work items (the other kernel's
+programs, in its launch order) from a counter and hands each to the warp groups with its
+Q; the ring, the turns and the Q buffers' barriers run on from item to item, so the next
+item's first K/V tile loads while the warp groups finish the last. Against a program an
+item (the session-22 kernel, two processes each, alternating; ``s23_persistent_ab.py``,
+NOTES v25) short rows took 4-10% less (16K tokens: ``local(1)`` 0.132 ms against 0.147,
+``local(3)`` 0.231 against 0.243, random+global 0.231-0.234 against 0.243-0.244), dense
+and causal even. Dealing the items statically (program p: p, p + P, ...) was 39% slower
+on causal rows, each program's share of long rows being uneven. The Q buffer stays the
+staging buffer of O's TMA store and is released after it: releasing it after the item's
+last score product, O then leaving by the threads' stores, was 7-15% slower.
 """
 
 from __future__ import annotations
@@ -43,11 +55,6 @@ NUM_WARPS = 4
 #: loader's padded). The kernel asks 240 for the worker warp group and 24 for the loader;
 #: Triton gives its own partition what they leave (240 as well).
 MAXNREG = 168
-#: O through the Q buffer by one TMA store (``hopper.TMA_STORE``), the buffer released
-#: after it; else by the threads' stores, the buffer released once the item's last score
-#: product has completed, so that the next item's Q loads while its last ``P V`` and
-#: epilogue run.
-TMA_STORE = True
 #: Where not None, at most this many programs (tests: many work items a program on small
 #: inputs); else one an SM.
 MAX_PROGRAMS = None
@@ -280,10 +287,6 @@ if AVAILABLE:
                                                  PART_IDX, PART_CODE, q_start, Nk, qk_scale,
                                                  LAYOUT_BLOCK, True, s_layout, o_layout,
                                                  p_layout)
-                if not TMA_STORE:
-                    # Every score product has completed: the loader may fetch the next
-                    # item's Q while this last P V and the epilogue run.
-                    mbarrier.arrive(q_empty.index(WG), count=1)
                 # The last round: the last tile's P V.
                 last = ring + n_tiles - 1
                 _wait_turn(turn, WG, rounds + n_tiles)
@@ -294,17 +297,15 @@ if AVAILABLE:
                 mbarrier.arrive(empty.index(last % STAGES), count=1)
                 ring += n_tiles
                 rounds += n_tiles + 1
-            else:
-                if not TMA_STORE:
-                    mbarrier.arrive(q_empty.index(WG), count=1)
-            # With TMA_STORE through this warp group's own Q buffer (only its MMAs read it,
-            # all completed), which the store has read when store_rows returns.
+
+            # Through this warp group's own Q buffer (only its MMAs read it, all
+            # completed), which the store has read when store_rows returns; then the
+            # loader may fetch the next item's Q into it.
             out, lse = finish_rows(acc, m_i, l_i, o_layout)
             store_rows(out, lse, q_smem.index(WG), o_desc, O, LSE, WS_O, WS_LSE, entry, b, h,
                        q_block, q_start, pid_g, stride_ob, stride_oh, stride_on, H, N,
                        WS_SLOTS, LAYOUT_BLOCK, TMA_STORE, s_layout, o_layout)
-            if TMA_STORE:
-                mbarrier.arrive(q_empty.index(WG), count=1)
+            mbarrier.arrive(q_empty.index(WG), count=1)
             done += 1
             mbarrier.wait(q_ready.index(WG), done & 1)
             item = _handed(item_smem.index(WG), one)
@@ -441,4 +442,4 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
         (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots, per_group,
          items),
         LAYOUT_BLOCK=layout_block, STAGES=STAGES, ROW_RUNS=row_runs, HAS_PARTIAL=has_partial,
-        TMA_STORE=TMA_STORE, num_warps=NUM_WARPS, maxnreg=MAXNREG)
+        TMA_STORE=hopper.TMA_STORE, num_warps=NUM_WARPS, maxnreg=MAXNREG)
