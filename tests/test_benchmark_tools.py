@@ -85,8 +85,13 @@ def test_series_vs_n_groups_by_panel_sorts_by_n_and_skips_failures():
     assert dense["flex"] == [(1024, 0.5)]
 
 
-def test_series_vs_density_uses_the_largest_n_and_sparseflash_dense_reference():
+def test_series_vs_density_takes_the_n_with_dense_and_most_patterns():
     rows = [_row(N=1024, tflops=50.0), _row(N=4096, tflops=300.0),
+            # A larger N without a dense row (the 1M-token runs) is not the panel's N.
+            _row(pattern="local(3)", density=0.001, N=2**20, tflops=100.0),
+            _row(pattern="butterfly", density=0.002, N=2**20, tflops=100.0),
+            # Nor is a larger N with fewer patterns.
+            _row(N=8192, tflops=310.0),
             _row(pattern="local(3)", density=0.05, N=4096, tflops=120.0),
             _row(pattern="local(3)", density=0.05, N=1024, tflops=10.0),
             _row(method="flex", pattern="local(3)", density=0.05, N=4096, tflops=130.0),
