@@ -312,30 +312,28 @@ if AVAILABLE:
 
     @gluon.jit
     def _consumer0(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                   item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
-                   PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
-                   NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
-                   LAYOUT_BLOCK: gl.constexpr,
-                   ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
+                   item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE,
+                   SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh, stride_on, H,
+                   H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
+                   LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
                    TMA_STORE: gl.constexpr):
         _consume(0, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                 item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
-                 PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
-                 NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK,
+                 item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE,
+                 SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV,
+                 N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK,
                  ROW_RUNS, HAS_PARTIAL, TMA_STORE)
 
     @gluon.jit
     def _consumer1(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                   item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
-                   PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
-                   NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
-                   LAYOUT_BLOCK: gl.constexpr,
-                   ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
+                   item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE,
+                   SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh, stride_on, H,
+                   H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
+                   LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
                    TMA_STORE: gl.constexpr):
         _consume(1, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                 item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
-                 PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk,
-                 NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK,
+                 item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE,
+                 SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV,
+                 N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK,
                  ROW_RUNS, HAS_PARTIAL, TMA_STORE)
 
     @gluon.jit
@@ -382,24 +380,21 @@ if AVAILABLE:
         # Every partition takes the same arguments, written out in each call: a tuple
         # built beforehand would turn the constexprs into run-time values.
         gl.warp_specialize([
-            (_consumer0, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready,
-                          q_empty, item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX,
-                          PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
-                          stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
-                          ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
-                          TMA_STORE)),
-            (_consumer1, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready,
-                          q_empty, item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX,
-                          PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
-                          stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
-                          ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
-                          TMA_STORE)),
-            (_loader, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready,
-                       q_empty, item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX,
-                       PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
+            (_consumer0, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
+                       item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
+                       PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
                        stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
-                       ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
-                       TMA_STORE)),
+                       ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
+            (_consumer1, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
+                       item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
+                       PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
+                       stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
+                       ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
+            (_loader, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
+                    item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
+                    PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
+                    stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
+                    ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
         ], [4, 1], [240, 24])
 
 
