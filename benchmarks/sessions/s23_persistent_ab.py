@@ -2,7 +2,8 @@
 running work items in turn, its loader copying the next item's keys while the warp
 groups finish the last) against a program an item.
 
-    python benchmarks/sessions/s23_persistent_ab.py [--rounds 2] [--label NAME] [--store-ab]
+    python benchmarks/sessions/s23_persistent_ab.py [--rounds 2] [--label NAME]
+        [--store-ab | --qbufs-ab]
 
 Call 1 ran both forms of commit cb7ebc1 (``hopper_pingpong.PERSISTENT``, programs
 taking items p, p + P, ...) alternating in one process; call 2 both forms of its
@@ -13,6 +14,8 @@ in (``--label``), the session scripts alternating processes between trees; with
 (``hopper_pingpong.TMA_STORE``: O by TMA through the Q buffer, or by the threads' stores
 with the Q buffer released early) alternating in one process; the second was 7-15%
 slower on short rows and was removed, so on later trees both variants are one kernel.
+With ``--qbufs-ab`` (call 9), ``hopper_pingpong.STAGES`` and ``Q_BUFS``: (3, 1), (2, 2)
+and (2, 1) alternating in one process.
 
 bf16, D = 128, 16K tokens (N = 16K with one sequence, N = 4K with four); each variant's
 O and LSE against the first's (which tests/test_gpu.py checks against float64): the same
@@ -33,6 +36,11 @@ PATTERNS = ["dense", "causal", "local(3)", "butterfly", "local(1) | global(1) | 
             "local(1)"]
 LABEL = sys.argv[sys.argv.index("--label") + 1] if "--label" in sys.argv else "this tree"
 VARIANTS = [(LABEL, dict(MAX_PROGRAMS=None))]
+if "--qbufs-ab" in sys.argv:
+    # K/V buffers and Q buffers per warp group: the library's (3, 1), two Q buffers (the
+    # next item's Q loaded before the current epilogue) on two K/V buffers, and (2, 1).
+    VARIANTS = [(f"{stages} K/V, {q_bufs} Q", dict(STAGES=stages, Q_BUFS=q_bufs))
+                for stages, q_bufs in ((3, 1), (2, 2), (2, 1))]
 if "--store-ab" in sys.argv:
     # O by TMA through the Q buffer, released after the store, against the threads'
     # stores with the buffer released after the item's last score product.

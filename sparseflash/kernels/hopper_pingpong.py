@@ -47,8 +47,10 @@ from . import fastlaunch, hopper
 
 AVAILABLE = hopper.AVAILABLE
 
-#: Query rows per warp group (two a program), key rows per tile, K/V buffers.
-BLOCK_M, BLOCK_N, STAGES = 64, 128, 3
+#: Query rows per warp group (two a program), key rows per tile, K/V buffers, Q buffers
+#: per warp group (with two, the next item's Q loads before the current one's epilogue;
+#: two Q buffers fit with two K/V buffers, not three).
+BLOCK_M, BLOCK_N, STAGES, Q_BUFS = 64, 128, 3, 1
 #: Warps of the kernel's own partition (warp group 0; the other two are workers).
 NUM_WARPS = 4
 #: Registers a thread, the cap of the whole program (12 warps: three warp groups, the
@@ -101,6 +103,7 @@ if AVAILABLE:
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
         BLOCK_N: gl.constexpr = k_desc.block_type.shape[0]
         STAGES: gl.constexpr = k_smem.shape[0]
+        Q_BUFS: gl.constexpr = q_smem.shape[0] // 2  # a warp group's Q buffers
         one: gl.constexpr = gl.BlockedLayout([1], [32], [1], [0])
         ring = 0  # K/V tiles issued by the program so far: the ring's position
         done = 0  # work items finished
@@ -124,12 +127,13 @@ if AVAILABLE:
                             part_start, run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N, STAGES,
                             ROW_RUNS, HAS_PARTIAL)
             for i in gl.static_range(2):
+                qi = i * Q_BUFS + done % Q_BUFS
                 # A barrier starts in phase 0: the first wait, on the other parity, passes.
-                mbarrier.wait(q_empty.index(i), (done & 1) ^ 1)
-                _hand_over(item_smem.index(i), item, one)
-                mbarrier.expect(q_ready.index(i), q_desc.block_type.nbytes)
+                mbarrier.wait(q_empty.index(qi), ((done // Q_BUFS) & 1) ^ 1)
+                _hand_over(item_smem.index(qi), item, one)
+                mbarrier.expect(q_ready.index(qi), q_desc.block_type.nbytes)
                 tma_load(q_desc, [(b * H + h) * N + q_start + i * BLOCK_M, 0],
-                         q_ready.index(i), q_smem.index(i))
+                         q_ready.index(qi), q_smem.index(qi))
             for t in range(first, n_tiles):
                 _issue_slot(k_desc, v_desc, k_smem, v_smem, k_ready, v_ready, empty,
                             FULL_IDX, PART_IDX, t, ring + t, n_full, n_tiles, full_start,
@@ -139,9 +143,10 @@ if AVAILABLE:
             done += 1
             item = gl.atomic_add(COUNTER, 1)
         for i in gl.static_range(2):
-            mbarrier.wait(q_empty.index(i), (done & 1) ^ 1)
-            _hand_over(item_smem.index(i), ITEMS, one)
-            mbarrier.arrive(q_ready.index(i), count=1)
+            qi = i * Q_BUFS + done % Q_BUFS
+            mbarrier.wait(q_empty.index(qi), ((done // Q_BUFS) & 1) ^ 1)
+            _hand_over(item_smem.index(qi), ITEMS, one)
+            mbarrier.arrive(q_ready.index(qi), count=1)
 
     @gluon.jit
     def _issue_slot(k_desc, v_desc, k_smem, v_smem, k_ready, v_ready, empty, FULL_IDX,
@@ -182,7 +187,7 @@ if AVAILABLE:
                              BLOCK_N, s_layout)
 
     @gluon.jit
-    def _step(acc, p, m_i, l_i, j, ring, rounds, WG: gl.constexpr, q_smem, k_smem, v_smem,
+    def _step(acc, p, m_i, l_i, j, ring, rounds, WG: gl.constexpr, q_tile, k_smem, v_smem,
               k_ready, v_ready, empty, turn, zero_s, n_full, part_start, PART_IDX, PART_CODE,
               q_start, Nk, qk_scale, LAYOUT_BLOCK: gl.constexpr, MASKED: gl.constexpr,
               s_layout: gl.constexpr, o_layout: gl.constexpr, p_layout: gl.constexpr):
@@ -198,7 +203,7 @@ if AVAILABLE:
         prev = (u - 1) % STAGES
         _wait_turn(turn, WG, rounds + j)
         mbarrier.wait(k_ready.index(slot), (u // STAGES) & 1)
-        s = warpgroup_mma(q_smem.index(WG), k_smem.index(slot).permute((1, 0)), zero_s,
+        s = warpgroup_mma(q_tile, k_smem.index(slot).permute((1, 0)), zero_s,
                           use_acc=False, is_async=True)
         mbarrier.wait(v_ready.index(prev), ((u - 1) // STAGES) & 1)
         acc = warpgroup_mma(p, v_smem.index(prev), acc, is_async=True)
@@ -212,7 +217,7 @@ if AVAILABLE:
         acc, p = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))
         mbarrier.arrive(empty.index(prev), count=1)
         acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
-        p = gl.convert_layout(p_next.to(q_smem.dtype), p_layout)
+        p = gl.convert_layout(p_next.to(q_tile.dtype), p_layout)
         return acc, p, m_i, l_i
 
     @gluon.jit
@@ -241,12 +246,15 @@ if AVAILABLE:
         one: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
         zero_s = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
 
+        Q_BUFS: gl.constexpr = q_smem.shape[0] // 2  # this warp group's Q buffers
         ring = 0    # K/V tiles the program consumed so far: the ring's position
         rounds = 0  # rounds of MMAs each warp group issued so far (the turns' count)
         done = 0    # work items finished
-        mbarrier.wait(q_ready.index(WG), 0)
-        item = _handed(item_smem.index(WG), one)
+        qi = WG * Q_BUFS  # the Q buffer (and its barriers) of the current item
+        mbarrier.wait(q_ready.index(qi), 0)
+        item = _handed(item_smem.index(qi), one)
         while item < ITEMS:
+            q_tile = q_smem.index(qi)
             pid_g = item // ITEMS_PER_GROUP
             entry, b, h, q_block, q_start = _coords_at(
                 item % ITEMS_PER_GROUP, pid_g, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
@@ -261,8 +269,8 @@ if AVAILABLE:
                 # Round 0: tile 0's scores alone.
                 _wait_turn(turn, WG, rounds)
                 mbarrier.wait(k_ready.index(ring % STAGES), (ring // STAGES) & 1)
-                s = warpgroup_mma(q_smem.index(WG), k_smem.index(ring % STAGES).permute((1, 0)),
-                                  zero_s, use_acc=False, is_async=True)
+                s = warpgroup_mma(q_tile, k_smem.index(ring % STAGES).permute((1, 0)), zero_s,
+                                  use_acc=False, is_async=True)
                 _pass_turn(turn, WG)
                 s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
                 if HAS_PARTIAL:
@@ -274,7 +282,7 @@ if AVAILABLE:
                 # Full tiles, then partial ones (the mask and the -inf guard stay out of
                 # the full tiles' loop; after a full tile 0 no row is at -inf).
                 for j in range(1, n_full):
-                    acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, ring, rounds, WG, q_smem,
+                    acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, ring, rounds, WG, q_tile,
                                              k_smem, v_smem, k_ready, v_ready, empty, turn,
                                              zero_s, n_full, part_start, PART_IDX, PART_CODE,
                                              q_start, Nk, qk_scale, LAYOUT_BLOCK, False,
@@ -282,7 +290,7 @@ if AVAILABLE:
                 if HAS_PARTIAL:
                     for j in range(gl.maximum(n_full, 1), n_tiles):
                         acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, ring, rounds, WG,
-                                                 q_smem, k_smem, v_smem, k_ready, v_ready,
+                                                 q_tile, k_smem, v_smem, k_ready, v_ready,
                                                  empty, turn, zero_s, n_full, part_start,
                                                  PART_IDX, PART_CODE, q_start, Nk, qk_scale,
                                                  LAYOUT_BLOCK, True, s_layout, o_layout,
@@ -302,13 +310,14 @@ if AVAILABLE:
             # completed), which the store has read when store_rows returns; then the
             # loader may fetch the next item's Q into it.
             out, lse = finish_rows(acc, m_i, l_i, o_layout)
-            store_rows(out, lse, q_smem.index(WG), o_desc, O, LSE, WS_O, WS_LSE, entry, b, h,
+            store_rows(out, lse, q_tile, o_desc, O, LSE, WS_O, WS_LSE, entry, b, h,
                        q_block, q_start, pid_g, stride_ob, stride_oh, stride_on, H, N,
                        WS_SLOTS, LAYOUT_BLOCK, TMA_STORE, s_layout, o_layout)
-            mbarrier.arrive(q_empty.index(WG), count=1)
+            mbarrier.arrive(q_empty.index(qi), count=1)
             done += 1
-            mbarrier.wait(q_ready.index(WG), done & 1)
-            item = _handed(item_smem.index(WG), one)
+            qi = WG * Q_BUFS + done % Q_BUFS
+            mbarrier.wait(q_ready.index(qi), (done // Q_BUFS) & 1)
+            item = _handed(item_smem.index(qi), one)
 
     @gluon.jit
     def _consumer0(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
@@ -341,8 +350,9 @@ if AVAILABLE:
             O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, q_desc,
             k_desc, v_desc, o_desc, qk_scale, stride_ob, stride_oh, stride_on,
             H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
-            LAYOUT_BLOCK: gl.constexpr, STAGES: gl.constexpr, ROW_RUNS: gl.constexpr,
-            HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr, num_warps: gl.constexpr):
+            LAYOUT_BLOCK: gl.constexpr, STAGES: gl.constexpr, Q_BUFS: gl.constexpr,
+            ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr,
+            num_warps: gl.constexpr):
         """``ITEMS`` work items, (schedule entry, 128-row query tile) x (batch, head
         repeat), on however many programs the grid has: item ``g * ITEMS_PER_GROUP + i``
         is what ``hopper.hopper_forward_kernel`` does as program (i, g), and each program
@@ -357,21 +367,25 @@ if AVAILABLE:
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
         D: gl.constexpr = q_desc.block_type.shape[1]
         BLOCK_N: gl.constexpr = k_desc.block_type.shape[0]
-        q_smem = gl.allocate_shared_memory(dtype, [2, BLOCK_M, D], q_desc.layout)
+        # Warp group w's Q buffers are w * Q_BUFS on.
+        q_smem = gl.allocate_shared_memory(dtype, [2 * Q_BUFS, BLOCK_M, D], q_desc.layout)
         k_smem = gl.allocate_shared_memory(dtype, [STAGES, BLOCK_N, D], k_desc.layout)
         v_smem = gl.allocate_shared_memory(dtype, [STAGES, BLOCK_N, D], v_desc.layout)
-        q_ready = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
-        q_empty = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+        q_ready = gl.allocate_shared_memory(gl.int64, [2 * Q_BUFS, 1],
+                                            mbarrier.MBarrierLayout())
+        q_empty = gl.allocate_shared_memory(gl.int64, [2 * Q_BUFS, 1],
+                                            mbarrier.MBarrierLayout())
         k_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
         v_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
         empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
         turn = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
         # Each warp group's current item, from the loader (published by its q_ready).
-        item_smem = gl.allocate_shared_memory(gl.int32, [2, 1], gl.SwizzledSharedLayout(
-            1, 1, 1, [0]))
-        for i in gl.static_range(2):
+        item_smem = gl.allocate_shared_memory(gl.int32, [2 * Q_BUFS, 1],
+                                              gl.SwizzledSharedLayout(1, 1, 1, [0]))
+        for i in gl.static_range(2 * Q_BUFS):
             mbarrier.init(q_ready.index(i), count=1)
             mbarrier.init(q_empty.index(i), count=1)
+        for i in gl.static_range(2):
             mbarrier.init(turn.index(i), count=1)
         for i in gl.static_range(STAGES):
             mbarrier.init(k_ready.index(i), count=1)
@@ -436,5 +450,6 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
         (grid,), (q.dtype,),
         (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots, per_group,
          items),
-        LAYOUT_BLOCK=layout_block, STAGES=STAGES, ROW_RUNS=row_runs, HAS_PARTIAL=has_partial,
+        LAYOUT_BLOCK=layout_block, STAGES=STAGES, Q_BUFS=Q_BUFS, ROW_RUNS=row_runs,
+        HAS_PARTIAL=has_partial,
         TMA_STORE=hopper.TMA_STORE, num_warps=NUM_WARPS, maxnreg=MAXNREG)
