@@ -49,7 +49,7 @@ AVAILABLE = hopper.AVAILABLE
 
 #: Query rows per warp group (two a program), key rows per tile, K/V buffers, Q buffers
 #: per warp group. With two Q buffers the next item's Q loads before the current item's
-#: epilogue, but they fit only with two K/V buffers, and (2, 2) measured 3-16% slower
+#: epilogue, but they fit only with two K/V buffers, and (2, 2) measured 2-16% slower
 #: than (3, 1) on every layout but 3-tile rows (`local(1)`: 3-5% faster; NOTES v25).
 BLOCK_M, BLOCK_N, STAGES, Q_BUFS = 64, 128, 3, 1
 #: Warps of the kernel's own partition (warp group 0; the other two are workers).
