@@ -396,20 +396,20 @@ if AVAILABLE:
         # built beforehand would turn the constexprs into run-time values.
         gl.warp_specialize([
             (_consumer0, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                       item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
-                       PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
-                       stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
-                       ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
+                          item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
+                          PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
+                          stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
+                          ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
             (_consumer1, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
+                          item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
+                          PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
+                          stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
+                          ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
+            (_loader, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
                        item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
                        PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
                        stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
                        ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
-            (_loader, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                    item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
-                    PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
-                    stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
-                    ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
         ], [4, 1], [240, 24])
 
 
@@ -452,5 +452,5 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
         (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots, per_group,
          items),
         LAYOUT_BLOCK=layout_block, STAGES=STAGES, Q_BUFS=Q_BUFS, ROW_RUNS=row_runs,
-        HAS_PARTIAL=has_partial,
-        TMA_STORE=hopper.TMA_STORE, num_warps=NUM_WARPS, maxnreg=MAXNREG)
+        HAS_PARTIAL=has_partial, TMA_STORE=hopper.TMA_STORE, num_warps=NUM_WARPS,
+        maxnreg=MAXNREG)
