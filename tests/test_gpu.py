@@ -177,6 +177,39 @@ def test_pingpong_forward_programs_against_float64(case, programs, monkeypatch):
     test_pingpong_forward_against_float64(case, torch.bfloat16, monkeypatch)
 
 
+def test_pingpong_forward_replays_in_a_cuda_graph(monkeypatch):
+    """The persistent forward's work counter is zeroed for every launch, so a captured
+    call replays: each replay, on new inputs copied into the captured ones, gives what an
+    eager call gives (a counter left at its last value would leave O unwritten)."""
+    from sparseflash.kernels import hopper_pingpong, launch
+    if not hopper_pingpong.AVAILABLE or torch.cuda.get_device_capability()[0] != 9:
+        pytest.skip("the ping-pong forward runs on sm_90 with Triton's Gluon")
+    monkeypatch.delenv("SPARSEFLASH_PINGPONG", raising=False)
+    launch.clear_plans()
+    calls = []
+    real = hopper_pingpong.bind_forward
+    monkeypatch.setattr(hopper_pingpong, "bind_forward", lambda *a: calls.append(1) or real(*a))
+    gen = torch.Generator(device="cuda").manual_seed(3)
+    q, k, v = (torch.randn(2, 4, 2048, 128, device="cuda", dtype=torch.bfloat16,
+                           generator=gen) for _ in range(3))
+    layout = sparseflash.compile_layout("local(1) | global(1)", 2048, block=128,
+                                        device="cuda")
+    with torch.no_grad():
+        sparseflash.attention(q, k, v, layout)  # compile and plan outside the capture
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            out = sparseflash.attention(q, k, v, layout)
+        for _ in range(2):
+            for t in (q, k, v):
+                t.copy_(torch.randn(t.shape, device="cuda", dtype=t.dtype, generator=gen))
+            out.zero_()
+            graph.replay()
+            expected = sparseflash.attention(q, k, v, layout)
+            assert torch.equal(out, expected)
+    assert calls, "the ping-pong forward did not run"
+
+
 @pytest.mark.parametrize("case", [c for c in GLUON_CASES if c[6] == 128],
                          ids=[c[0] for c in GLUON_CASES if c[6] == 128])
 def test_serial_gluon_forward_at_d128_against_float64(case, monkeypatch):
