@@ -67,7 +67,6 @@ def test_tma_forward_loads_kv_with_the_copy_engine():
     assert tma.get("cp.async.commit_group", 0) < plain["cp.async.commit_group"] / 2
 
 
-
 _SPLIT_KERNELS_PROBE = """
 import json, triton
 from triton.backends.compiler import GPUTarget
@@ -81,7 +80,8 @@ for kernel, pointers in ((merge_split_rows_kernel, dict(WS_O="*fp32", WS_LSE="*f
                          (sum_split_rows_kernel, dict(WS="*fp32", OUT="*bf16"))):
     consts = dict(LAYOUT_BLOCK=128, BLOCK_M=SPLIT_TILE_ROWS, BLOCK_D=128)
     sig = {name: "i32" for name in kernel.arg_names}
-    sig.update(pointers, SPLIT_SLOTS="*i32", SPLIT_ROWS="*i32", **dict.fromkeys(consts, "constexpr"))
+    sig.update(pointers, SPLIT_SLOTS="*i32", SPLIT_ROWS="*i32",
+               **dict.fromkeys(consts, "constexpr"))
     ptx = triton.compile(ASTSource(kernel, sig, consts), target=GPUTarget("cuda", 90, 128),
                          options=dict(num_warps=4)).asm["ptx"]
     found[kernel.fn.__name__] = ptx.count("cp.async")

@@ -129,15 +129,22 @@ def test_gluon_forward_against_float64(case, dtype, monkeypatch):
     _check_gluon_kernel(hopper, "forward", "the Gluon forward", case, dtype, monkeypatch)
 
 
-def _check_gluon_kernel(module, launcher, name, case, dtype, monkeypatch):
-    """``case`` against float64 with the Gluon kernels forced (SPARSEFLASH_GLUON=1), and
-    ``module.<launcher>`` (the kernel called ``name``) seen to run."""
+def _watch_gluon_kernel(module, launcher, name, monkeypatch) -> list:
+    """Skips unless ``module`` (a Gluon kernel called ``name``) can run here; else wraps
+    ``module.<launcher>`` so that each call of it appends to the returned list."""
     if not module.AVAILABLE or torch.cuda.get_device_capability()[0] != 9:
         pytest.skip(f"{name} runs on sm_90 with Triton's Gluon")
-    monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
     calls = []
     real = getattr(module, launcher)
     monkeypatch.setattr(module, launcher, lambda *a: calls.append(1) or real(*a))
+    return calls
+
+
+def _check_gluon_kernel(module, launcher, name, case, dtype, monkeypatch):
+    """``case`` against float64 with the Gluon kernels forced (SPARSEFLASH_GLUON=1), and
+    ``module.<launcher>`` (the kernel called ``name``) seen to run."""
+    calls = _watch_gluon_kernel(module, launcher, name, monkeypatch)
+    monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
     _check_against_float64(case, dtype)
     assert calls, f"{name} did not run"
 
@@ -182,13 +189,10 @@ def test_pingpong_forward_replays_in_a_cuda_graph(monkeypatch):
     call replays: each replay, on new inputs copied into the captured ones, gives what an
     eager call gives (a counter left at its last value would leave O unwritten)."""
     from sparseflash.kernels import hopper_pingpong, launch
-    if not hopper_pingpong.AVAILABLE or torch.cuda.get_device_capability()[0] != 9:
-        pytest.skip("the ping-pong forward runs on sm_90 with Triton's Gluon")
+    calls = _watch_gluon_kernel(hopper_pingpong, "bind_forward", "the ping-pong forward",
+                                monkeypatch)
     monkeypatch.delenv("SPARSEFLASH_PINGPONG", raising=False)
     launch.clear_plans()
-    calls = []
-    real = hopper_pingpong.bind_forward
-    monkeypatch.setattr(hopper_pingpong, "bind_forward", lambda *a: calls.append(1) or real(*a))
     gen = torch.Generator(device="cuda").manual_seed(3)
     q, k, v = (torch.randn(2, 4, 2048, 128, device="cuda", dtype=torch.bfloat16,
                            generator=gen) for _ in range(3))
