@@ -34,23 +34,16 @@ from sparseflash.kernels import hopper_pingpong, launch
 
 PATTERNS = ["dense", "causal", "local(3)", "butterfly", "local(1) | global(1) | random(2)",
             "local(1)"]
-LABEL = sys.argv[sys.argv.index("--label") + 1] if "--label" in sys.argv else "this tree"
-VARIANTS = [(LABEL, dict(MAX_PROGRAMS=None))]
-if "--qbufs-ab" in sys.argv:
-    # K/V buffers and Q buffers per warp group: the library's (3, 1), two Q buffers (the
-    # next item's Q loaded before the current epilogue) on two K/V buffers, and (2, 1).
-    VARIANTS = [(f"{stages} K/V, {q_bufs} Q", dict(STAGES=stages, Q_BUFS=q_bufs))
-                for stages, q_bufs in ((3, 1), (2, 2), (2, 1))]
-if "--store-ab" in sys.argv:
-    # O by TMA through the Q buffer, released after the store, against the threads'
-    # stores with the buffer released after the item's last score product.
-    VARIANTS = [("TMA store", dict(TMA_STORE=True)), ("early Q release", dict(TMA_STORE=False))]
 
 
-def main():
-    print("triton", triton.__version__, "torch", torch.__version__, torch.cuda.get_device_name())
-    rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 2
-    D, H = 128, 16
+def compare_forwards(D, variants, apply, rounds):
+    """``variants`` (label, setting) of the forward, alternating, ``rounds`` times, for
+    every pattern at 16K tokens (N = 16K, and N = 4K with four sequences), bf16, 16 heads,
+    head dim ``D``; ``apply(setting)`` makes the variant the one the next plan binds. Each
+    variant runs twice and is compared with the first variant's first output (bit for bit,
+    else the largest difference), then ``launch.forward`` is timed with do_bench."""
+    H = 16
+    width = max(len(label) for label, _ in variants)
     for B, N in ((1, 16384), (4, 4096)):
         gen = torch.Generator(device="cuda").manual_seed(0)
         q, k, v = (torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16, generator=gen)
@@ -63,9 +56,8 @@ def main():
                                          0, 0.0)
             ref = None
             for rnd in range(rounds):
-                for label, attrs in VARIANTS:
-                    for name, value in attrs.items():
-                        setattr(hopper_pingpong, name, value)
+                for label, setting in variants:
+                    apply(setting)
                     launch.clear_plans()
                     outs = [run() for _ in range(2)]
                     torch.cuda.synchronize()
@@ -75,10 +67,34 @@ def main():
                     err = max((a.float() - b.float()).abs().max().item()
                               for out in outs for a, b in zip(out, ref))
                     ms = triton.testing.do_bench(run, warmup=25, rep=200)
-                    print(f"B={B} N={N:5d} {pattern:34s} round {rnd + 1} {label:18s} "
+                    print(f"B={B} N={N:5d} {pattern:34s} round {rnd + 1} {label:{width}s} "
                           f"{ms:7.3f} ms {flops / ms / 1e9:6.1f} TFLOP/s  "
                           f"{'bitwise equal' if same else f'max|diff| {err:.1e}'}",
                           flush=True)
+
+
+def _set_attributes(attrs):
+    for name, value in attrs.items():
+        setattr(hopper_pingpong, name, value)
+
+
+def main():
+    print("triton", triton.__version__, "torch", torch.__version__, torch.cuda.get_device_name())
+    rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 2
+    label = sys.argv[sys.argv.index("--label") + 1] if "--label" in sys.argv else "this tree"
+    variants = [(label, dict(MAX_PROGRAMS=None))]
+    if "--qbufs-ab" in sys.argv:
+        # K/V buffers and Q buffers per warp group: the library's (3, 1), two Q buffers
+        # (the next item's Q loaded before the current epilogue) on two K/V buffers, and
+        # (2, 1).
+        variants = [(f"{stages} K/V, {q_bufs} Q", dict(STAGES=stages, Q_BUFS=q_bufs))
+                    for stages, q_bufs in ((3, 1), (2, 2), (2, 1))]
+    if "--store-ab" in sys.argv:
+        # O by TMA through the Q buffer, released after the store, against the threads'
+        # stores with the buffer released after the item's last score product.
+        variants = [("TMA store", dict(TMA_STORE=True)),
+                    ("early Q release", dict(TMA_STORE=False))]
+    compare_forwards(128, variants, _set_attributes, rounds)
 
 
 if __name__ == "__main__":
