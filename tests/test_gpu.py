@@ -184,6 +184,18 @@ def test_pingpong_forward_programs_against_float64(case, programs, monkeypatch):
     test_pingpong_forward_against_float64(case, torch.bfloat16, monkeypatch)
 
 
+# The K and V rings' depths and the Q buffers a warp group takes in turn, other than the
+# default (2, 3, 2): each ring's phases wrap at its own depth.
+@pytest.mark.parametrize("depths", [(3, 3, 1), (3, 2, 2)], ids=["K3-V3-Q1", "K3-V2-Q2"])
+@pytest.mark.parametrize("case", PINGPONG_CASES, ids=[c[0] + f"-D{c[6]}" for c in PINGPONG_CASES])
+def test_pingpong_forward_ring_depths_against_float64(case, depths, monkeypatch):
+    from sparseflash.kernels import hopper_pingpong
+    for name, value in zip(("K_STAGES", "V_STAGES", "Q_BUFS"), depths):
+        monkeypatch.setattr(hopper_pingpong, name, value)
+    monkeypatch.setattr(hopper_pingpong, "MAX_PROGRAMS", 3)
+    test_pingpong_forward_against_float64(case, torch.bfloat16, monkeypatch)
+
+
 def test_pingpong_forward_replays_in_a_cuda_graph(monkeypatch):
     """The persistent forward's work counter is zeroed for every launch, so a captured
     call replays: each replay, on new inputs copied into the captured ones, gives what an

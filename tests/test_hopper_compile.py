@@ -83,8 +83,9 @@ def _compile_pingpong(d, row_runs, has_partial, dtype=torch.bfloat16):
     for name in ("stride_ob", "stride_oh", "stride_on", "H", "H_KV", "N", "Nk",
                  "NUM_Q_BLOCKS", "LAYOUT_HEADS", "WS_SLOTS", "ITEMS_PER_GROUP", "ITEMS"):
         sig[name] = "i32"
-    consts = dict(LAYOUT_BLOCK=128, STAGES=p.STAGES, Q_BUFS=p.Q_BUFS, ROW_RUNS=row_runs,
-                  HAS_PARTIAL=has_partial, TMA_STORE=hopper.TMA_STORE, num_warps=p.NUM_WARPS)
+    consts = dict(LAYOUT_BLOCK=128, K_STAGES=p.K_STAGES, V_STAGES=p.V_STAGES, Q_BUFS=p.Q_BUFS,
+                  ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, TMA_STORE=hopper.TMA_STORE,
+                  num_warps=p.NUM_WARPS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return triton.compile(GluonASTSource(kernel, sig, consts),

@@ -117,16 +117,17 @@ if AVAILABLE:
         buffer ``t % STAGES``: full blocks first (consecutive rows from ``run_offset`` past
         the head's first key row ``k_row0``, or read from the table), then partial ones."""
         _issue_kv_at(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX, t,
-                     t % STAGES, n_full, n_tiles, full_start, part_start, run_offset, k_row0,
-                     LAYOUT_BLOCK, BLOCK_N, ROW_RUNS, HAS_PARTIAL)
+                     t % STAGES, t % STAGES, n_full, n_tiles, full_start, part_start,
+                     run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N, ROW_RUNS, HAS_PARTIAL)
 
     @gluon.jit
     def _issue_kv_at(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX, t,
-                     slot, n_full, n_tiles, full_start, part_start, run_offset, k_row0,
-                     LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr,
+                     k_slot, v_slot, n_full, n_tiles, full_start, part_start, run_offset,
+                     k_row0, LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr,
                      ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
-        """:func:`_issue_kv` into buffer ``slot`` (a persistent program's ring runs on
-        across its work items, so its slot is not the item's tile index)."""
+        """:func:`_issue_kv` into K buffer ``k_slot`` and V buffer ``v_slot`` (a persistent
+        program's rings run on across its work items, so a slot is not the item's tile
+        index, and its K and V rings may differ in depth)."""
         SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
         ok = t < n_tiles
         if ROW_RUNS:
@@ -138,10 +139,12 @@ if AVAILABLE:
             part = gl.load(PART_IDX + part_start + (t - n_full) // SUB,
                            mask=ok & (t >= n_full), other=0)
             offset = gl.where(t < n_full, offset, part * LAYOUT_BLOCK + (t % SUB) * BLOCK_N)
-        mbarrier.expect(k_bar.index(slot), k_desc.block_type.nbytes, pred=ok)
-        tma_load(k_desc, [k_row0 + offset, 0], k_bar.index(slot), k_smem.index(slot), pred=ok)
-        mbarrier.expect(v_bar.index(slot), v_desc.block_type.nbytes, pred=ok)
-        tma_load(v_desc, [k_row0 + offset, 0], v_bar.index(slot), v_smem.index(slot), pred=ok)
+        mbarrier.expect(k_bar.index(k_slot), k_desc.block_type.nbytes, pred=ok)
+        tma_load(k_desc, [k_row0 + offset, 0], k_bar.index(k_slot), k_smem.index(k_slot),
+                 pred=ok)
+        mbarrier.expect(v_bar.index(v_slot), v_desc.block_type.nbytes, pred=ok)
+        tma_load(v_desc, [k_row0 + offset, 0], v_bar.index(v_slot), v_smem.index(v_slot),
+                 pred=ok)
 
     @gluon.jit
     def partial_keep(code, q_start, key_start, Nk, BLOCK_M: gl.constexpr,

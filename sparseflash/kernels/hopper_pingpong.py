@@ -47,11 +47,12 @@ from . import fastlaunch, hopper
 
 AVAILABLE = hopper.AVAILABLE
 
-#: Query rows per warp group (two a program), key rows per tile, K/V buffers, Q buffers
-#: per warp group. With two Q buffers the next item's Q loads before the current item's
-#: epilogue, but they fit only with two K/V buffers, and (2, 2) measured 2-16% slower
-#: than (3, 1) on every layout but 3-tile rows (`local(1)`: 3-5% faster; NOTES v25).
-BLOCK_M, BLOCK_N, STAGES, Q_BUFS = 64, 128, 3, 1
+#: Query rows per warp group (two a program), key rows per tile, K buffers, V buffers,
+#: Q buffers per warp group. A K buffer is released after its scores, a V buffer a round
+#: later, after its ``P V``: two K buffers keep the next key tile loading as three
+#: shared K/V slots did, and the 32 KB saved (at D=128) buys each warp group a second Q
+#: buffer, so that the next item's Q loads before the current item's epilogue.
+BLOCK_M, BLOCK_N, K_STAGES, V_STAGES, Q_BUFS = 64, 128, 2, 3, 2
 #: Warps of the kernel's own partition (warp group 0; the other two are workers).
 NUM_WARPS = 4
 #: Registers a thread, the cap of the whole program (12 warps: three warp groups, the
@@ -89,7 +90,7 @@ if AVAILABLE:
 
     @gluon.jit
     def _loader(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
+                item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX, PART_IDX,
                 PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
                 stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
                 ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr,
@@ -103,10 +104,9 @@ if AVAILABLE:
         tells the warp groups to stop."""
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
         BLOCK_N: gl.constexpr = k_desc.block_type.shape[0]
-        STAGES: gl.constexpr = k_smem.shape[0]
         Q_BUFS: gl.constexpr = q_smem.shape[0] // 2  # a warp group's Q buffers
         one: gl.constexpr = gl.BlockedLayout([1], [32], [1], [0])
-        ring = 0  # K/V tiles issued by the program so far: the ring's position
+        ring = 0  # K/V tiles issued by the program so far: the rings' position
         done = 0  # work items finished
         item = gl.atomic_add(COUNTER, 1)
         while item < ITEMS:
@@ -123,9 +123,9 @@ if AVAILABLE:
                 run_offset = 0
             first = gl.minimum(n_tiles, 1)
             for t in range(first):
-                _issue_slot(k_desc, v_desc, k_smem, v_smem, k_ready, v_ready, empty,
-                            FULL_IDX, PART_IDX, t, ring + t, n_full, n_tiles, full_start,
-                            part_start, run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N, STAGES,
+                _issue_slot(k_desc, v_desc, k_smem, v_smem, k_ready, v_ready, k_empty,
+                            v_empty, FULL_IDX, PART_IDX, t, ring + t, n_full, n_tiles,
+                            full_start, part_start, run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N,
                             ROW_RUNS, HAS_PARTIAL)
             for i in gl.static_range(2):
                 qi = i * Q_BUFS + done % Q_BUFS
@@ -136,9 +136,9 @@ if AVAILABLE:
                 tma_load(q_desc, [(b * H + h) * N + q_start + i * BLOCK_M, 0],
                          q_ready.index(qi), q_smem.index(qi))
             for t in range(first, n_tiles):
-                _issue_slot(k_desc, v_desc, k_smem, v_smem, k_ready, v_ready, empty,
-                            FULL_IDX, PART_IDX, t, ring + t, n_full, n_tiles, full_start,
-                            part_start, run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N, STAGES,
+                _issue_slot(k_desc, v_desc, k_smem, v_smem, k_ready, v_ready, k_empty,
+                            v_empty, FULL_IDX, PART_IDX, t, ring + t, n_full, n_tiles,
+                            full_start, part_start, run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N,
                             ROW_RUNS, HAS_PARTIAL)
             ring += n_tiles
             done += 1
@@ -150,16 +150,20 @@ if AVAILABLE:
             mbarrier.arrive(q_ready.index(qi), count=1)
 
     @gluon.jit
-    def _issue_slot(k_desc, v_desc, k_smem, v_smem, k_ready, v_ready, empty, FULL_IDX,
-                    PART_IDX, t, u, n_full, n_tiles, full_start, part_start, run_offset,
-                    k_row0, LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr,
-                    STAGES: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
-        """The item's key tile ``t``, the program's ``u``-th, into slot ``u % STAGES``
-        once both warp groups released it."""
-        mbarrier.wait(empty.index(u % STAGES), ((u // STAGES) & 1) ^ 1)
+    def _issue_slot(k_desc, v_desc, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty,
+                    FULL_IDX, PART_IDX, t, u, n_full, n_tiles, full_start, part_start,
+                    run_offset, k_row0, LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr,
+                    ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
+        """The item's key tile ``t``, the program's ``u``-th, into K buffer
+        ``u % K_STAGES`` and V buffer ``u % V_STAGES`` once both warp groups released
+        them (K after its scores, V after its ``P V``, about the same round)."""
+        K_STAGES: gl.constexpr = k_smem.shape[0]
+        V_STAGES: gl.constexpr = v_smem.shape[0]
+        mbarrier.wait(k_empty.index(u % K_STAGES), ((u // K_STAGES) & 1) ^ 1)
+        mbarrier.wait(v_empty.index(u % V_STAGES), ((u // V_STAGES) & 1) ^ 1)
         _issue_kv_at(k_desc, v_desc, k_smem, v_smem, k_ready, v_ready, FULL_IDX, PART_IDX, t,
-                     u % STAGES, n_full, n_tiles, full_start, part_start, run_offset, k_row0,
-                     LAYOUT_BLOCK, BLOCK_N, ROW_RUNS, HAS_PARTIAL)
+                     u % K_STAGES, u % V_STAGES, n_full, n_tiles, full_start, part_start,
+                     run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N, ROW_RUNS, HAS_PARTIAL)
 
     @gluon.jit
     def _wait_turn(turn, WG: gl.constexpr, r):
@@ -188,45 +192,48 @@ if AVAILABLE:
                              BLOCK_N, s_layout)
 
     @gluon.jit
-    def _step(acc, p, m_i, l_i, j, ring, rounds, WG: gl.constexpr, q_tile, k_smem, v_smem,
-              k_ready, v_ready, empty, turn, zero_s, n_full, part_start, PART_IDX, PART_CODE,
+    def _step(acc, p, m_i, l_i, j, ring, rounds, WG: gl.constexpr, q_tile, k_smem, v_smem, k_ready,
+              v_ready, k_empty, v_empty, turn, zero_s, n_full, part_start, PART_IDX, PART_CODE,
               q_start, Nk, qk_scale, LAYOUT_BLOCK: gl.constexpr, MASKED: gl.constexpr,
               s_layout: gl.constexpr, o_layout: gl.constexpr, p_layout: gl.constexpr):
         """Round j of warp group WG's work item (the program's round ``rounds + j``; the
         item's key tile j is the ring's ``ring + j``): tile j's scores and tile j-1's
-        ``P V`` issued (``MASKED``: tile j is a partial block's), tile j's softmax while
-        ``P V`` runs, then tile j-1's slot released. Returns the new ``acc, p, m_i, l_i``."""
-        STAGES: gl.constexpr = k_smem.shape[0]
+        ``P V`` issued (``MASKED``: tile j is a partial block's), tile j's K buffer released
+        once its scores are done, tile j's softmax while ``P V`` runs, then tile j-1's V
+        buffer released. Returns the new ``acc, p, m_i, l_i``."""
+        K_STAGES: gl.constexpr = k_smem.shape[0]
+        V_STAGES: gl.constexpr = v_smem.shape[0]
         BLOCK_N: gl.constexpr = k_smem.shape[1]
         BLOCK_M: gl.constexpr = zero_s.shape[0]
         u = ring + j
-        slot = u % STAGES
-        prev = (u - 1) % STAGES
+        slot = u % K_STAGES
+        prev = (u - 1) % V_STAGES
         _wait_turn(turn, WG, rounds + j)
-        mbarrier.wait(k_ready.index(slot), (u // STAGES) & 1)
+        mbarrier.wait(k_ready.index(slot), (u // K_STAGES) & 1)
         s = warpgroup_mma(q_tile, k_smem.index(slot).permute((1, 0)), zero_s,
                           use_acc=False, is_async=True)
-        mbarrier.wait(v_ready.index(prev), ((u - 1) // STAGES) & 1)
+        mbarrier.wait(v_ready.index(prev), ((u - 1) // V_STAGES) & 1)
         acc = warpgroup_mma(p, v_smem.index(prev), acc, is_async=True)
         _pass_turn(turn, WG)
         # The scores were issued first: waiting for all but one group leaves P V running.
         s = warpgroup_mma_wait(num_outstanding=1, deps=(s,))
+        mbarrier.arrive(k_empty.index(slot), count=1)
         if MASKED:
             s = _masked(s, j, n_full, part_start, PART_IDX, PART_CODE, q_start, Nk,
                         LAYOUT_BLOCK, BLOCK_M, BLOCK_N, s_layout)
         p_next, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, MASKED)
         acc, p = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))
-        mbarrier.arrive(empty.index(prev), count=1)
+        mbarrier.arrive(v_empty.index(prev), count=1)
         acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
         p = gl.convert_layout(p_next.to(q_tile.dtype), p_layout)
         return acc, p, m_i, l_i
 
     @gluon.jit
-    def _consume(WG: gl.constexpr, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem,
-                 q_ready, q_empty, item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX,
-                 PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob,
-                 stride_oh, stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
-                 ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr,
+    def _consume(WG: gl.constexpr, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready,
+                 q_empty, item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX,
+                 PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
+                 stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP,
+                 ITEMS, LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr,
                  HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
         """Warp group WG (query rows ``WG * BLOCK_M`` on of each work item's tile): for
         each item the loader hands it, the online softmax over the walk's key tiles, then
@@ -235,7 +242,8 @@ if AVAILABLE:
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
         D: gl.constexpr = q_desc.block_type.shape[1]
         BLOCK_N: gl.constexpr = k_desc.block_type.shape[0]
-        STAGES: gl.constexpr = k_smem.shape[0]
+        K_STAGES: gl.constexpr = k_smem.shape[0]
+        V_STAGES: gl.constexpr = v_smem.shape[0]
         dtype: gl.constexpr = q_desc.dtype
         s_layout: gl.constexpr = gl.NVMMADistributedLayout(
             version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, BLOCK_N, 16])
@@ -248,7 +256,7 @@ if AVAILABLE:
         zero_s = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
 
         Q_BUFS: gl.constexpr = q_smem.shape[0] // 2  # this warp group's Q buffers
-        ring = 0    # K/V tiles the program consumed so far: the ring's position
+        ring = 0    # K/V tiles the program consumed so far: the rings' position
         rounds = 0  # rounds of MMAs each warp group issued so far (the turns' count)
         done = 0    # work items finished
         qi = WG * Q_BUFS  # the Q buffer (and its barriers) of the current item
@@ -269,11 +277,12 @@ if AVAILABLE:
             if n_tiles > 0:  # a row with no key block skips to the epilogue (O = 0)
                 # Round 0: tile 0's scores alone.
                 _wait_turn(turn, WG, rounds)
-                mbarrier.wait(k_ready.index(ring % STAGES), (ring // STAGES) & 1)
-                s = warpgroup_mma(q_tile, k_smem.index(ring % STAGES).permute((1, 0)), zero_s,
-                                  use_acc=False, is_async=True)
+                mbarrier.wait(k_ready.index(ring % K_STAGES), (ring // K_STAGES) & 1)
+                s = warpgroup_mma(q_tile, k_smem.index(ring % K_STAGES).permute((1, 0)),
+                                  zero_s, use_acc=False, is_async=True)
                 _pass_turn(turn, WG)
                 s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
+                mbarrier.arrive(k_empty.index(ring % K_STAGES), count=1)
                 if HAS_PARTIAL:
                     if n_full == 0:
                         s = _masked(s, 0, n_full, part_start, PART_IDX, PART_CODE, q_start,
@@ -284,26 +293,27 @@ if AVAILABLE:
                 # the full tiles' loop; after a full tile 0 no row is at -inf).
                 for j in range(1, n_full):
                     acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, ring, rounds, WG, q_tile,
-                                             k_smem, v_smem, k_ready, v_ready, empty, turn,
-                                             zero_s, n_full, part_start, PART_IDX, PART_CODE,
-                                             q_start, Nk, qk_scale, LAYOUT_BLOCK, False,
-                                             s_layout, o_layout, p_layout)
+                                             k_smem, v_smem, k_ready, v_ready, k_empty, v_empty,
+                                             turn, zero_s, n_full, part_start, PART_IDX,
+                                             PART_CODE, q_start, Nk, qk_scale, LAYOUT_BLOCK,
+                                             False, s_layout, o_layout, p_layout)
                 if HAS_PARTIAL:
                     for j in range(gl.maximum(n_full, 1), n_tiles):
                         acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, ring, rounds, WG,
                                                  q_tile, k_smem, v_smem, k_ready, v_ready,
-                                                 empty, turn, zero_s, n_full, part_start,
+                                                 k_empty, v_empty, turn, zero_s, n_full,
+                                                 part_start,
                                                  PART_IDX, PART_CODE, q_start, Nk, qk_scale,
                                                  LAYOUT_BLOCK, True, s_layout, o_layout,
                                                  p_layout)
                 # The last round: the last tile's P V.
                 last = ring + n_tiles - 1
                 _wait_turn(turn, WG, rounds + n_tiles)
-                mbarrier.wait(v_ready.index(last % STAGES), (last // STAGES) & 1)
-                acc = warpgroup_mma(p, v_smem.index(last % STAGES), acc, is_async=True)
+                mbarrier.wait(v_ready.index(last % V_STAGES), (last // V_STAGES) & 1)
+                acc = warpgroup_mma(p, v_smem.index(last % V_STAGES), acc, is_async=True)
                 _pass_turn(turn, WG)
                 acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))[0]
-                mbarrier.arrive(empty.index(last % STAGES), count=1)
+                mbarrier.arrive(v_empty.index(last % V_STAGES), count=1)
                 ring += n_tiles
                 rounds += n_tiles + 1
 
@@ -322,36 +332,37 @@ if AVAILABLE:
 
     @gluon.jit
     def _consumer0(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                   item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE,
-                   SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh, stride_on, H,
-                   H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
-                   LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
-                   TMA_STORE: gl.constexpr):
+                   item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX, PART_IDX,
+                   PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
+                   stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
+                   ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr,
+                   HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
         _consume(0, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                 item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE,
-                 SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV,
-                 N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK,
-                 ROW_RUNS, HAS_PARTIAL, TMA_STORE)
+                 item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX, PART_IDX,
+                 PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
+                 stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP,
+                 ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)
 
     @gluon.jit
     def _consumer1(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                   item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE,
-                   SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh, stride_on, H,
-                   H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
-                   LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
-                   TMA_STORE: gl.constexpr):
+                   item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX, PART_IDX,
+                   PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
+                   stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
+                   ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr,
+                   HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
         _consume(1, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                 item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX, PART_CODE,
-                 SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh, stride_on, H, H_KV,
-                 N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK,
-                 ROW_RUNS, HAS_PARTIAL, TMA_STORE)
+                 item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX, PART_IDX,
+                 PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
+                 stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP,
+                 ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)
 
     @gluon.jit
     def pingpong_forward_kernel(
             O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, q_desc,
             k_desc, v_desc, o_desc, qk_scale, stride_ob, stride_oh, stride_on,
             H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
-            LAYOUT_BLOCK: gl.constexpr, STAGES: gl.constexpr, Q_BUFS: gl.constexpr,
+            LAYOUT_BLOCK: gl.constexpr, K_STAGES: gl.constexpr, V_STAGES: gl.constexpr,
+            Q_BUFS: gl.constexpr,
             ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr,
             num_warps: gl.constexpr):
         """``ITEMS`` work items, (schedule entry, 128-row query tile) x (batch, head
@@ -370,15 +381,16 @@ if AVAILABLE:
         BLOCK_N: gl.constexpr = k_desc.block_type.shape[0]
         # Warp group w's Q buffers are w * Q_BUFS on.
         q_smem = gl.allocate_shared_memory(dtype, [2 * Q_BUFS, BLOCK_M, D], q_desc.layout)
-        k_smem = gl.allocate_shared_memory(dtype, [STAGES, BLOCK_N, D], k_desc.layout)
-        v_smem = gl.allocate_shared_memory(dtype, [STAGES, BLOCK_N, D], v_desc.layout)
+        k_smem = gl.allocate_shared_memory(dtype, [K_STAGES, BLOCK_N, D], k_desc.layout)
+        v_smem = gl.allocate_shared_memory(dtype, [V_STAGES, BLOCK_N, D], v_desc.layout)
         q_ready = gl.allocate_shared_memory(gl.int64, [2 * Q_BUFS, 1],
                                             mbarrier.MBarrierLayout())
         q_empty = gl.allocate_shared_memory(gl.int64, [2 * Q_BUFS, 1],
                                             mbarrier.MBarrierLayout())
-        k_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-        v_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-        empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+        k_ready = gl.allocate_shared_memory(gl.int64, [K_STAGES, 1], mbarrier.MBarrierLayout())
+        k_empty = gl.allocate_shared_memory(gl.int64, [K_STAGES, 1], mbarrier.MBarrierLayout())
+        v_ready = gl.allocate_shared_memory(gl.int64, [V_STAGES, 1], mbarrier.MBarrierLayout())
+        v_empty = gl.allocate_shared_memory(gl.int64, [V_STAGES, 1], mbarrier.MBarrierLayout())
         turn = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
         # Each warp group's current item, from the loader (published by its q_ready).
         item_smem = gl.allocate_shared_memory(gl.int32, [2 * Q_BUFS, 1],
@@ -388,27 +400,32 @@ if AVAILABLE:
             mbarrier.init(q_empty.index(i), count=1)
         for i in gl.static_range(2):
             mbarrier.init(turn.index(i), count=1)
-        for i in gl.static_range(STAGES):
+        # A buffer's "empty" barrier counts one arrival from each warp group.
+        for i in gl.static_range(K_STAGES):
             mbarrier.init(k_ready.index(i), count=1)
+            mbarrier.init(k_empty.index(i), count=2)
+        for i in gl.static_range(V_STAGES):
             mbarrier.init(v_ready.index(i), count=1)
-            mbarrier.init(empty.index(i), count=2)  # one arrival from each warp group
+            mbarrier.init(v_empty.index(i), count=2)
         # Every partition takes the same arguments, written out in each call: a tuple
         # built beforehand would turn the constexprs into run-time values.
         gl.warp_specialize([
             (_consumer0, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                          item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
-                          PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
-                          stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
-                          ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
+                          item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX,
+                          PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob,
+                          stride_oh, stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS,
+                          WS_SLOTS, ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
+                          TMA_STORE)),
             (_consumer1, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                          item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
-                          PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
-                          stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
-                          ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
+                          item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX,
+                          PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob,
+                          stride_oh, stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS,
+                          WS_SLOTS, ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
+                          TMA_STORE)),
             (_loader, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                       item_smem, k_ready, v_ready, empty, turn, O, LSE, FULL_IDX, PART_IDX,
-                       PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
-                       stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
+                       item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX,
+                       PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob,
+                       stride_oh, stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
                        ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
         ], [4, 1], [240, 24])
 
@@ -451,6 +468,7 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
         (grid,), (q.dtype,),
         (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots, per_group,
          items),
-        LAYOUT_BLOCK=layout_block, STAGES=STAGES, Q_BUFS=Q_BUFS, ROW_RUNS=row_runs,
+        LAYOUT_BLOCK=layout_block, K_STAGES=K_STAGES, V_STAGES=V_STAGES, Q_BUFS=Q_BUFS,
+        ROW_RUNS=row_runs,
         HAS_PARTIAL=has_partial, TMA_STORE=hopper.TMA_STORE, num_warps=NUM_WARPS,
         maxnreg=MAXNREG)
