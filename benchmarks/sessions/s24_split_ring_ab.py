@@ -2,7 +2,7 @@
 (a K buffer released after its scores, a V buffer after its ``P V``) and two Q buffers per
 warp group, against the session-23 kernel (one ring of three K/V slots, one Q buffer).
 
-    python benchmarks/sessions/s24_split_ring_ab.py [--rounds 2] [--label NAME]
+    python benchmarks/sessions/s24_split_ring_ab.py [--rounds 2] [--which-costs-causal]
 
 Times this tree's ping-pong forward at (K buffers, V buffers, Q buffers per warp group)
 = (2, 3, 2), the new default, (3, 3, 1) (the old depths, K released early) and (3, 2, 2),
@@ -11,6 +11,10 @@ alternating in one process; the session script runs the session-23 tree's
 must equal the first's bit for bit (the same arithmetic per item), twice each, which
 would show a race in the new barriers. Shapes, patterns and timing as
 ``s23_persistent_ab.compare_forwards``.
+
+With ``--which-costs-causal`` (call 2): call 1 had (2, 3, 2) 2-3% slower than (3, 3, 1)
+on causal rows (dense even, short rows 4-8% faster); (2, 3, 1) tells the K ring's depth
+from the second Q buffer, on causal, dense and ``local(3)`` only.
 """
 
 import os
@@ -20,6 +24,7 @@ import torch
 import triton
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import s23_persistent_ab  # noqa: E402
 from s23_persistent_ab import compare_forwards  # noqa: E402
 
 from sparseflash.kernels import hopper_pingpong  # noqa: E402
@@ -34,7 +39,11 @@ def _set_depths(depths):
 def main():
     print("triton", triton.__version__, "torch", torch.__version__, torch.cuda.get_device_name())
     rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 2
-    variants = [(f"K{k} V{v} Q{q}", (k, v, q)) for k, v, q in DEPTHS]
+    depths = DEPTHS
+    if "--which-costs-causal" in sys.argv:
+        depths = ((2, 3, 2), (2, 3, 1), (3, 3, 1))
+        s23_persistent_ab.PATTERNS = ["causal", "dense", "local(3)"]
+    variants = [(f"K{k} V{v} Q{q}", (k, v, q)) for k, v, q in depths]
     compare_forwards(128, variants, _set_depths, rounds)
 
 
