@@ -225,21 +225,27 @@ def _draw_lines(ax, series: Dict[str, List[tuple]]) -> None:
 
 
 def _label_points(ax, points: List[tuple], log_y: bool, *, log_x: bool = True) -> None:
-    """Write a label right of each point, nudged apart vertically so that labels of points
-    at (about) the same x do not overprint. points: (x, y, colour, text)."""
+    """Write a label right of each point, nudged up past the labels already placed near its
+    x (within a factor 2 on a log axis) so that none overprints another, and the y axis
+    raised to hold the highest. points: (x, y, colour, text)."""
     import math
     lo, hi = ax.get_ylim()
     to_t = (lambda y: math.log10(y)) if log_y else (lambda y: y)
     from_t = (lambda t: 10 ** t) if log_y else (lambda t: t)
     gap = 0.075 * (to_t(hi) - to_t(lo))
-    placed: List[float] = []
+    near = ((lambda a, b: abs(math.log10(a / b)) < 0.3) if log_x
+            else (lambda a, b: True))
+    placed: List[tuple] = []  # (x, t) of the labels written so far
     for x, y, colour, text in sorted(points, key=lambda p: p[1]):
         t = to_t(y)
-        if placed and t < placed[-1] + gap:
-            t = placed[-1] + gap
-        placed.append(t)
+        for px, pt in sorted(placed, key=lambda p: p[1]):
+            if near(x, px) and abs(t - pt) < gap:
+                t = pt + gap
+        placed.append((x, t))
         ax.annotate(text, xy=(x, y), xytext=(x * 1.12 if log_x else x, from_t(t)),
                     fontsize=7, color=colour, va="center")
+    if placed and max(t for _, t in placed) + gap / 2 > to_t(hi):
+        ax.set_ylim(lo, from_t(max(t for _, t in placed) + gap / 2))
 
 
 def _log_y_axis(ax, values: Sequence[float]) -> None:
@@ -300,12 +306,26 @@ def _density_label(values: Optional[List[float]]) -> str:
     return f" ({lo:.1%})" if f"{lo:.1%}" == f"{hi:.1%}" else f" ({lo:.1%}-{hi:.1%})"
 
 
+def swept_patterns(panels: Dict[tuple, Dict]) -> set:
+    """The patterns of ``panels`` (:func:`series_vs_n`) to draw against N: those measured at
+    two or more N where any pattern is; a pattern measured at one N only (the
+    sparse-efficiency rows) would add a column of single points, which the speed-vs-density
+    plot shows. Every pattern where none was measured at more than one N."""
+    ns: Dict[str, set] = {}
+    for (pattern, *_), series in panels.items():
+        ns.setdefault(pattern, set()).update(n for pts in series.values() for n, _ in pts)
+    if all(len(v) < 2 for v in ns.values()):
+        return set(ns)
+    return {p for p, v in ns.items() if len(v) >= 2}
+
+
 def _panels_by_pattern(plt, panels: Dict[tuple, Dict], rows: Sequence[Dict], title: str,
                        ylabel: str, path: Path, *, log_y: bool, fmt: str,
                        note: Optional[str] = None) -> Path:
     """Grid: one column per pattern (dense first, then by density), one row per
-    (dtype, D, mode)."""
-    patterns = [p for p in _pattern_order(rows) if any(k[0] == p for k in panels)]
+    (dtype, D, mode); only the patterns of :func:`swept_patterns`."""
+    swept = swept_patterns(panels)
+    patterns = [p for p in _pattern_order(rows) if p in swept]
     # A sparse pattern's density falls with N: title each column with its range.
     densities: Dict[str, List[float]] = {}
     for r in rows:

@@ -85,6 +85,19 @@ def test_series_vs_n_groups_by_panel_sorts_by_n_and_skips_failures():
     assert dense["flex"] == [(1024, 0.5)]
 
 
+def test_speed_vs_n_draws_the_patterns_measured_at_several_n():
+    swept = [_row(N=1024, tflops=1.0), _row(N=4096, tflops=3.0),
+             _row(pattern="local(3)", D=128, N=4096, tflops=2.0),
+             _row(pattern="local(3)", D=64, N=1024, tflops=2.0)]
+    single = [_row(pattern="chunk(8)", N=4096, tflops=2.0)]
+    # Swept across panels (two head dims) counts; a single-N pattern beside them is left out.
+    assert plots.swept_patterns(plots.series_vs_n(swept + single, "tflops")) == {
+        "dense", "local(3)"}
+    # Where nothing was swept, every pattern is drawn.
+    assert plots.swept_patterns(plots.series_vs_n(single + [_row(N=4096, tflops=1.0)],
+                                                  "tflops")) == {"dense", "chunk(8)"}
+
+
 def test_series_vs_density_takes_the_n_with_dense_and_most_patterns():
     rows = [_row(N=1024, tflops=50.0), _row(N=4096, tflops=300.0),
             # A larger N without a dense row (the 1M-token runs) is not the panel's N.

@@ -3,8 +3,9 @@
 Same schedule, tables, masks and outputs as ``hopper.hopper_forward_kernel``, whose
 helpers it shares; what differs is who does what. A work item's 128 query rows are two
 tiles of 64, each its own partition of one warp group (``gl.warp_specialize``), and a
-third partition of one warp copies each item's Q and every K/V tile into a ring of
-:data:`STAGES` buffers (reading the table as it issues the copies). With the copies gone
+third partition of one warp copies each item's Q and every K/V tile into rings of
+:data:`K_STAGES` K and :data:`V_STAGES` V buffers (reading the table as it issues the
+copies). With the copies gone
 from the consumers, they get 240 registers a thread (``setmaxnreg``), enough for
 FlashAttention-3's two overlaps (Shah et al., 2024):
 
@@ -14,9 +15,10 @@ FlashAttention-3's two overlaps (Shah et al., 2024):
   issued its own (two mbarriers, :func:`_wait_turn` and :func:`_pass_turn`), so that one's
   softmax runs under the other's MMAs.
 
-A K/V slot goes back to the loader once both warp groups' ``P V`` products have read it
-(its barrier counts two arrivals); with the warp groups as separate partitions, releasing
-it synchronises one warp group, not both.
+A K buffer goes back to the loader once both warp groups' score products have read it,
+a V buffer once both ``P V`` products have, a round later (each barrier counts two
+arrivals); with the warp groups as separate partitions, a release synchronises one warp
+group, not both.
 
 On an H200 (N = 16K, 16 heads, bf16, dense; ``benchmarks/sessions/s20_ws_fwd.py``,
 NOTES v22) the probe of this kernel ran at 607-619 TFLOP/s where ``hopper``'s kernel ran
@@ -35,6 +37,15 @@ and causal even. Dealing the items statically (program p: p, p + P, ...) was 39%
 on causal rows, each program's share of long rows being uneven. The Q buffer stays the
 staging buffer of O's TMA store and is released after it: releasing it after the item's
 last score product, O then leaving by the threads' stores, was 7-15% slower.
+
+K and V have rings of their own (session 24, NOTES v26). When one ring of three slots
+held both, a slot's K sat unused for a round after its scores, waiting for its V's
+``P V``. Two K buffers keep the next key tile loading as early as the three slots did, and
+the 32 KB saved gives each warp group a second Q buffer, so the next item's Q loads
+before the current item's epilogue. Against the one ring, two processes each,
+alternating (``s24_split_ring_ab.py``, forward ms at 16K tokens, H200): ``local(1)``
+0.121 against 0.132, ``local(3)`` 0.215-0.220 against 0.229-0.230, random+global 0.225
+against 0.233-0.234, ``butterfly`` 0.243-0.253 against 0.255-0.268; dense and causal even.
 """
 
 from __future__ import annotations
