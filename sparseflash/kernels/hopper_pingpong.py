@@ -5,9 +5,8 @@ helpers it shares; what differs is who does what. A work item's 128 query rows a
 tiles of 64, each its own partition of one warp group (``gl.warp_specialize``), and a
 third partition of one warp copies each item's Q and every K/V tile into rings of
 :data:`K_STAGES` K and :data:`V_STAGES` V buffers (reading the table as it issues the
-copies). With the copies gone
-from the consumers, they get 240 registers a thread (``setmaxnreg``), enough for
-FlashAttention-3's two overlaps (Shah et al., 2024):
+copies). With the copies gone from the consumers, they get 240 registers a thread
+(``setmaxnreg``), enough for FlashAttention-3's two overlaps (Shah et al., 2024):
 
 * within a warp group, tile j's scores ``Q K_j^T`` are issued before tile j-1's ``P V``,
   and the softmax of tile j runs while ``P V`` is in flight;
@@ -313,10 +312,9 @@ if AVAILABLE:
                         acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, ring, rounds, WG,
                                                  q_tile, k_smem, v_smem, k_ready, v_ready,
                                                  k_empty, v_empty, turn, zero_s, n_full,
-                                                 part_start,
-                                                 PART_IDX, PART_CODE, q_start, Nk, qk_scale,
-                                                 LAYOUT_BLOCK, True, s_layout, o_layout,
-                                                 p_layout)
+                                                 part_start, PART_IDX, PART_CODE, q_start,
+                                                 Nk, qk_scale, LAYOUT_BLOCK, True, s_layout,
+                                                 o_layout, p_layout)
                 # The last round: the last tile's P V.
                 last = ring + n_tiles - 1
                 _wait_turn(turn, WG, rounds + n_tiles)
