@@ -15,7 +15,8 @@ in (``--label``), the session scripts alternating processes between trees; with
 with the Q buffer released early) alternating in one process; the second was 7-15%
 slower on short rows and was removed, so on later trees both variants are one kernel.
 With ``--qbufs-ab`` (call 9), ``hopper_pingpong.STAGES`` and ``Q_BUFS``: (3, 1), (2, 2)
-and (2, 1) alternating in one process.
+and (2, 1) alternating in one process (on trees since session 24, whose K and V rings
+have depths of their own, ``s24_split_ring_ab.py`` instead: this option then stops).
 
 bf16, D = 128, 16K tokens (N = 16K with one sequence, N = 4K with four); each variant's
 O and LSE against the first's (which tests/test_gpu.py checks against float64): the same
@@ -75,6 +76,10 @@ def compare_forwards(D, variants, apply, rounds):
 
 def _set_attributes(attrs):
     for name, value in attrs.items():
+        # A later tree may have renamed the knob (session 24 split STAGES into K_STAGES and
+        # V_STAGES): setting a name the kernel no longer reads would time the default.
+        if not hasattr(hopper_pingpong, name):
+            raise SystemExit(f"hopper_pingpong has no {name} on this tree")
         setattr(hopper_pingpong, name, value)
 
 
