@@ -142,13 +142,20 @@ class _Attention(torch.autograd.Function):
         return dq, dk, dv, None
 
 
+def _seed_value(seed: torch.Tensor, dropout_p: float) -> int:
+    """The dropout seed the custom ops pass on: read only with dropout (without it the
+    seed is a placeholder on the inputs' device, and reading a CUDA tensor would wait for
+    the GPU)."""
+    return int(seed.item()) if dropout_p > 0 else 0
+
+
 @torch.library.custom_op("sparseflash::attention_forward", mutates_args=())
 def _forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: List[torch.Tensor],
                 meta: List[int], scale: float, key_padding: Optional[torch.Tensor],
                 kv_limits: Optional[torch.Tensor], seed: torch.Tensor, dropout_p: float,
                 backend: str) -> Tuple[torch.Tensor, torch.Tensor]:
     return _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_limits,
-                         int(seed.item()), dropout_p, backend)
+                         _seed_value(seed, dropout_p), dropout_p, backend)
 
 
 @_forward_op.register_fake
@@ -164,7 +171,7 @@ def _backward_op(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Te
                  kv_limits: Optional[torch.Tensor], seed: torch.Tensor, dropout_p: float,
                  backend: str) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     return _backward_impl(do, q, k, v, o, lse, tables, meta, scale, key_padding, kv_limits,
-                          int(seed.item()), dropout_p, backend)
+                          _seed_value(seed, dropout_p), dropout_p, backend)
 
 
 @_backward_op.register_fake
@@ -196,7 +203,17 @@ _forward_op.register_autograd(_backward, setup_context=_setup_context)
 
 
 # ----------------------------------------------------------------------------- public API
-_NO_SEED = torch.zeros(1, dtype=torch.int64)
+#: The custom op's seed without dropout, one per device, never read: on the inputs' device,
+#: so that torch.compile's CUDA graphs (``mode="reduce-overhead"``) find no CPU tensor among
+#: a call's inputs, which would make them skip the graph.
+_NO_SEEDS: dict = {}
+
+
+def _no_seed(device: torch.device) -> torch.Tensor:
+    seed = _NO_SEEDS.get(device)
+    if seed is None:
+        seed = _NO_SEEDS[device] = torch.zeros(1, dtype=torch.int64, device=device)
+    return seed
 
 
 def _draw_seed() -> torch.Tensor:
@@ -208,8 +225,10 @@ def _draw_seed() -> torch.Tensor:
 def _run_op(q, k, v, lay: Layout, scale, kpm, kv_limits, dropout_p: float, backend):
     """attention() under torch.compile: the custom op, one opaque graph node. Its schema
     takes lists, and the seed as a tensor (reading it here would break the graph); without
-    dropout it is never read, and one shared tensor spares an allocation."""
-    seed = _draw_seed() if dropout_p > 0 else _NO_SEED
+    dropout it is never read, and one shared tensor on q's device spares an allocation
+    (and keeps CPU tensors out of the graph's inputs). With dropout the seed comes from
+    torch's CPU generator, so a compiled call with dropout runs without CUDA graphs."""
+    seed = _draw_seed() if dropout_p > 0 else _no_seed(q.device)
     return _forward_op(q, k, v, list(lay.kernel_tables()), list(lay.kernel_meta()), scale,
                        kpm, kv_limits, seed, dropout_p, backend)
 

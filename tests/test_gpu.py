@@ -266,6 +266,35 @@ def test_forward_and_backward_replay_in_a_cuda_graph(d):
                 assert torch.equal(got, want), name
 
 
+def test_compiled_reduce_overhead_runs_in_cuda_graphs():
+    """torch.compile(mode="reduce-overhead") captures a fwd+bwd through the custom ops in
+    CUDA graphs (Inductor counts each graph it had to skip, e.g. for a CPU tensor among
+    the inputs) and computes what eager calls compute."""
+    from torch._dynamo.utils import counters
+    torch._dynamo.reset()
+    counters.clear()
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    q, k, v = (torch.randn(1, 4, 1024, 64, device="cuda", dtype=torch.bfloat16,
+                           generator=gen).requires_grad_() for _ in range(3))
+    grad = torch.randn(q.shape, device="cuda", dtype=q.dtype, generator=gen)
+    layout = sparseflash.compile_layout("local(1) | global(1)", 1024, block=128,
+                                        device="cuda")
+
+    def step(fn):
+        out = fn(q, k, v)
+        return (out.clone(), *torch.autograd.grad(out, (q, k, v), grad))
+
+    compiled = torch.compile(lambda q, k, v: sparseflash.attention(q, k, v, layout),
+                             mode="reduce-overhead")
+    for _ in range(3):  # warm-up, recording, replay
+        got = step(compiled)
+    expected = step(lambda q, k, v: sparseflash.attention(q, k, v, layout))
+    assert counters["inductor"]["cudagraph_skips"] == 0, dict(counters["inductor"])
+    for name, a, b in zip(("out", "dq", "dk", "dv"), got, expected):
+        torch.testing.assert_close(a, b, rtol=2e-2, atol=2e-2, msg=name)
+    torch._dynamo.reset()
+
+
 @pytest.mark.parametrize("case", [c for c in GLUON_CASES if c[6] == 128],
                          ids=[c[0] for c in GLUON_CASES if c[6] == 128])
 def test_serial_gluon_forward_at_d128_against_float64(case, monkeypatch):
