@@ -184,13 +184,17 @@ def _setup_context(ctx, inputs, output):
     q, k, v, tables, meta, scale, key_padding, kv_limits, seed, dropout_p, backend = inputs
     o, lse = output
     ctx.mark_non_differentiable(lse)
-    ctx.save_for_backward(q, k, v, o, lse, seed, *tables)
+    # Without dropout the seed is a placeholder the backward makes again: saved, it would be
+    # an output of the compiled forward that aliases its input, which CUDA graphs refuse.
+    seeds = (seed,) if dropout_p > 0 else ()
+    ctx.save_for_backward(q, k, v, o, lse, *seeds, *tables)
     ctx.key_padding, ctx.kv_limits = key_padding, kv_limits
     ctx.meta, ctx.scale, ctx.dropout_p, ctx.backend = meta, scale, dropout_p, backend
 
 
 def _backward(ctx, do, dlse):
-    q, k, v, o, lse, seed, *tables = ctx.saved_tensors
+    q, k, v, o, lse, *rest = ctx.saved_tensors
+    seed, tables = (rest[0], rest[1:]) if ctx.dropout_p > 0 else (_placeholder_seed(q), rest)
     # The log-sum-exp is returned for inspection; gradients through it are not supported.
     dq, dk, dv = _backward_op(do.contiguous() if do.stride(-1) != 1 else do, q, k, v, o, lse,
                               tables, ctx.meta, ctx.scale, ctx.key_padding, ctx.kv_limits,
@@ -203,17 +207,13 @@ _forward_op.register_autograd(_backward, setup_context=_setup_context)
 
 
 # ----------------------------------------------------------------------------- public API
-#: The custom op's seed without dropout, one per device, never read: on the inputs' device,
-#: so that torch.compile's CUDA graphs (``mode="reduce-overhead"``) find no CPU tensor among
-#: a call's inputs, which would make them skip the graph.
-_NO_SEEDS: dict = {}
-
-
-def _no_seed(device: torch.device) -> torch.Tensor:
-    seed = _NO_SEEDS.get(device)
-    if seed is None:
-        seed = _NO_SEEDS[device] = torch.zeros(1, dtype=torch.int64, device=device)
-    return seed
+def _placeholder_seed(q: torch.Tensor) -> torch.Tensor:
+    """The custom ops' seed without dropout, never read. Made in the traced graph on q's
+    device: a CPU tensor among a graph's inputs makes torch.compile's CUDA graphs
+    (``mode="reduce-overhead"``) skip it, and a tensor kept between calls would be a graph
+    constant (one made while tracing, a CUDA graph's output that the next replay
+    overwrites)."""
+    return torch.zeros(1, dtype=torch.int64, device=q.device)
 
 
 def _draw_seed() -> torch.Tensor:
@@ -225,10 +225,10 @@ def _draw_seed() -> torch.Tensor:
 def _run_op(q, k, v, lay: Layout, scale, kpm, kv_limits, dropout_p: float, backend):
     """attention() under torch.compile: the custom op, one opaque graph node. Its schema
     takes lists, and the seed as a tensor (reading it here would break the graph); without
-    dropout it is never read, and one shared tensor on q's device spares an allocation
-    (and keeps CPU tensors out of the graph's inputs). With dropout the seed comes from
-    torch's CPU generator, so a compiled call with dropout runs without CUDA graphs."""
-    seed = _draw_seed() if dropout_p > 0 else _no_seed(q.device)
+    dropout a placeholder, never read (:func:`_placeholder_seed`). With dropout the seed
+    comes from torch's CPU generator, so a compiled call with dropout runs without CUDA
+    graphs."""
+    seed = _draw_seed() if dropout_p > 0 else _placeholder_seed(q)
     return _forward_op(q, k, v, list(lay.kernel_tables()), list(lay.kernel_meta()), scale,
                        kpm, kv_limits, seed, dropout_p, backend)
 

@@ -281,6 +281,7 @@ def test_compiled_reduce_overhead_runs_in_cuda_graphs():
                                         device="cuda")
 
     def step(fn):
+        torch.compiler.cudagraph_mark_step_begin()  # a training step's start, as documented
         out = fn(q, k, v)
         return (out.clone(), *torch.autograd.grad(out, (q, k, v), grad))
 

@@ -1,6 +1,7 @@
 """Session 24: ``torch.compile(mode="reduce-overhead")`` on sparseflash calls, which puts
-them in CUDA graphs, with the custom op's placeholder seed on the CPU (the tree before
-this session's change) and on the inputs' device (after it).
+them in CUDA graphs, with the custom op's placeholder seed (no dropout) made on the CPU,
+as a shared tensor was before this session's change (though now not saved for the
+backward), and on the inputs' device, as the library now makes it.
 
     python benchmarks/sessions/s24_compile_graphs.py
 
@@ -21,8 +22,8 @@ PATTERNS = ["local(3)", "local(1) | global(1) | random(2)"]
 
 def main():
     print("triton", triton.__version__, "torch", torch.__version__, torch.cuda.get_device_name())
-    on_device = functional._no_seed
-    placements = {"seed on the CPU (before)": lambda device: torch.zeros(1, dtype=torch.int64),
+    on_device = functional._placeholder_seed
+    placements = {"seed on the CPU (before)": lambda q: torch.zeros(1, dtype=torch.int64),
                   "seed on the GPU (after)": on_device}
     for d in (64, 128):
         gen = torch.Generator(device="cuda").manual_seed(0)
@@ -37,6 +38,7 @@ def main():
                 return sparseflash.attention(q, k, v, layout)
 
             def step(fn):
+                torch.compiler.cudagraph_mark_step_begin()
                 out = fn(q, k, v)
                 return (out, *torch.autograd.grad(out, (q, k, v), grad))
 
@@ -45,7 +47,7 @@ def main():
             print(f"D={d:3d} {pattern:34s} eager {ms:7.3f} ms ({flops / ms / 1e9:4.0f} "
                   "TFLOP/s)", flush=True)
             for label, placement in placements.items():
-                functional._no_seed = placement
+                functional._placeholder_seed = placement
                 torch._dynamo.reset()
                 counters.clear()
                 compiled = torch.compile(eager, mode="reduce-overhead")
@@ -58,7 +60,7 @@ def main():
                 print(f"D={d:3d} {pattern:34s} compiled, {label:26s} {ms:7.3f} ms "
                       f"({flops / ms / 1e9:4.0f} TFLOP/s), CUDA graphs skipped: {skips}, "
                       f"max|diff| from eager {err:.1e}", flush=True)
-            functional._no_seed = on_device
+            functional._placeholder_seed = on_device
 
 
 if __name__ == "__main__":
