@@ -8,6 +8,13 @@ backward), and on the inputs' device, as the library now makes it.
 For each placement: Inductor's count of skipped CUDA graphs after three fwd+bwd calls
 (``cudagraph_skips``), the largest difference from an eager call, and fwd+bwd ms by
 do_bench, eager and compiled, for short rows (16K tokens, 16 heads, bf16, D = 64 and 128).
+
+Outcome (calls 11 and 12, ``results/NVIDIA-H100-cuda-graph-s24.log``): it never got past
+the first compiled placement. Inductor's CUDA-graph trees stopped with "storage data ptrs
+are not allocated in pool" (an output they track outside their pool), and the GPU test
+beside it counted 18 skipped graphs, then (call 13) "a tensor in the cudagraph pool not
+tracked as outputs": a device tensor the launchers cache on first use, made inside the
+trees' warm-up. Not done; NOTES v26 "Next".
 """
 
 import torch
