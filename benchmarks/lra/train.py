@@ -725,12 +725,19 @@ def train(
     if env.device.type == "cpu" and cfg.cpu_threads:
         torch.set_num_threads(cfg.cpu_threads)
     try:
-        return _train(cfg, env, tqdm, t_start=t_start, out_dir=Path(out_dir),
-                      ckpt_dir=Path(ckpt_dir) if ckpt_dir else default_checkpoint_dir(),
-                      resume=resume, max_minutes=max_minutes, stop_at_step=stop_at_step,
-                      init_from=init_from, data=data, data_dir=data_dir, tag=tag,
-                      command=command or shlex.join([sys.executable] + sys.argv),
-                      progress=progress)
+        summary = _train(cfg, env, tqdm, t_start=t_start, out_dir=Path(out_dir),
+                         ckpt_dir=Path(ckpt_dir) if ckpt_dir else default_checkpoint_dir(),
+                         resume=resume, max_minutes=max_minutes, stop_at_step=stop_at_step,
+                         init_from=init_from, data=data, data_dir=data_dir, tag=tag,
+                         command=command or shlex.join([sys.executable] + sys.argv),
+                         progress=progress)
+        if env.owns_group:
+            # Every rank past its last collective (and rank 0 past its writes) before any
+            # tears the group down: a gloo rank whose peer closed its connections while it
+            # was still reading aborted once in CI (SIGABRT, "terminate called without an
+            # active exception"). Not on the way out of an exception: a peer may never come.
+            _barrier(env)
+        return summary
     finally:
         torch.set_num_threads(previous_threads)
         if env.owns_group and dist.is_initialized():
