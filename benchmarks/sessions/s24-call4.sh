@@ -1,4 +1,5 @@
-# Session 24, device call 4 (nvidia-h200, one GPU; the machine of call 3): call 3 had the
+# Session 24, device call 4 (nvidia-h200, one GPU; it came up on a fresh machine, not call
+# 3's, whose process had the
 # short D=64 fwd+bwd rows at 0.82-0.87 ms of wall time against 0.35-0.62 ms of kernels.
 # Where the host time goes on this machine (benchmarks.overhead, D=64 and 128, with its
 # cProfile), and the README's D=64 sparseflash rows again in a process of their own.

@@ -1,5 +1,5 @@
 # Session 24, device call 5 (nvidia-h200, one GPU): the same short D=64 fwd+bwd rows took
-# 0.87 ms of wall time in one process of call 3 and 0.60 in one of call 4 (same machine,
+# 0.87 ms of wall time in one process of call 3 and 0.60 in one of call 4 (two machines,
 # kernels 0.59 ms in both). Is it where the process's threads run? The machine's CPU and
 # GPU topology, then the rows in six processes alternating: three left to the scheduler,
 # three pinned (taskset) to the CPUs of the GPU's NUMA node.

@@ -1,4 +1,5 @@
-# Session 24, device call 8 (nvidia-h100-x1; the machine of call 7, whose short D=64
+# Session 24, device call 8 (nvidia-h100-x1; meant for call 7's machine, it came up on a
+# fresh one; call 7's short D=64
 # fwd+bwd rows took 1.06-1.20 ms of wall time against 0.62-0.69 of kernels): the host
 # timeline of a short fwd+bwd (s24_backward_timeline.py) in three processes at D=64 and
 # one at D=128, with benchmarks.overhead beside it.

@@ -1,4 +1,4 @@
-# Session 24, device call 9 (nvidia-h100-x1; call 7's machine, whose short D=64 rows were
+# Session 24, device call 9 (nvidia-h100-x1; a fresh machine, not call 7's, whose short D=64 rows were
 # host-bound): a whole fwd+bwd in a CUDA graph, its new GPU test (D=64 and 128), then
 # eager against graph-replayed fwd+bwd for sparseflash and Flex (s24_graph_timing.py).
 source benchmarks/sessions/common.sh
