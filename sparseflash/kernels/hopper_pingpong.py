@@ -340,32 +340,6 @@ if AVAILABLE:
             item = _handed(item_smem.index(qi), one)
 
     @gluon.jit
-    def _consumer0(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                   item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX, PART_IDX,
-                   PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
-                   stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
-                   ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr,
-                   HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
-        _consume(0, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                 item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX, PART_IDX,
-                 PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
-                 stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP,
-                 ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)
-
-    @gluon.jit
-    def _consumer1(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                   item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX, PART_IDX,
-                   PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
-                   stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
-                   ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr,
-                   HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
-        _consume(1, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                 item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX, PART_IDX,
-                 PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
-                 stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP,
-                 ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)
-
-    @gluon.jit
     def pingpong_forward_kernel(
             O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, q_desc,
             k_desc, v_desc, o_desc, qk_scale, stride_ob, stride_oh, stride_on,
@@ -416,21 +390,22 @@ if AVAILABLE:
         for i in gl.static_range(V_STAGES):
             mbarrier.init(v_ready.index(i), count=1)
             mbarrier.init(v_empty.index(i), count=2)
-        # Every partition takes the same arguments, written out in each call: a tuple
-        # built beforehand would turn the constexprs into run-time values.
+        # Each partition's arguments are written out in its call: a tuple built beforehand
+        # would turn the constexprs into run-time values (a literal, the warp group's
+        # number, stays one).
         gl.warp_specialize([
-            (_consumer0, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                          item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX,
-                          PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob,
-                          stride_oh, stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS,
-                          WS_SLOTS, ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
-                          TMA_STORE)),
-            (_consumer1, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                          item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX,
-                          PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob,
-                          stride_oh, stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS,
-                          WS_SLOTS, ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
-                          TMA_STORE)),
+            (_consume, (0, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready,
+                        q_empty, item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE,
+                        FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale,
+                        stride_ob, stride_oh, stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS,
+                        LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS,
+                        HAS_PARTIAL, TMA_STORE)),
+            (_consume, (1, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready,
+                        q_empty, item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE,
+                        FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale,
+                        stride_ob, stride_oh, stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS,
+                        LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS,
+                        HAS_PARTIAL, TMA_STORE)),
             (_loader, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
                        item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX,
                        PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob,
