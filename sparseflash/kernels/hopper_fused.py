@@ -357,32 +357,6 @@ if AVAILABLE:
                                        kv_layout)
 
     @gluon.jit
-    def _consumer0(k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem, dq_smem,
-                   kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV, dk_desc, dv_desc,
-                   FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H,
-                   H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS,
-                   LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
-                   HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
-        _consume(0, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem, dq_smem,
-                 kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV, dk_desc, dv_desc,
-                 FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H,
-                 H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK,
-                 BLOCK_M, STAGES, HAS_PARTIAL, TMA_STORE)
-
-    @gluon.jit
-    def _consumer1(k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem, dq_smem,
-                   kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV, dk_desc, dv_desc,
-                   FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H,
-                   H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS,
-                   LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
-                   HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
-        _consume(1, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem, dq_smem,
-                 kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV, dk_desc, dv_desc,
-                 FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, qk_scale, sm_scale, H,
-                 H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK,
-                 BLOCK_M, STAGES, HAS_PARTIAL, TMA_STORE)
-
-    @gluon.jit
     def hopper_fused_backward_kernel(
             DK, DV, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
             q_desc, k_desc, v_desc, do_desc, dq_desc, lse_desc, delta_desc, dk_desc, dv_desc,
@@ -445,33 +419,31 @@ if AVAILABLE:
                        _rotation(start_n, cols, BLOCK_M), n_full, n_walk, full_start,
                        part_start, q_row0, k_row, N, LAYOUT_BLOCK, BLOCK_M, STAGES,
                        HAS_PARTIAL)
+        # The consumers' arguments are written out in each call: a tuple built beforehand
+        # would turn their constexprs into run-time values (a literal, the warp group's
+        # number, stays one).
         if NUM_WG == 1:
             gl.warp_specialize([
-                (_consumer0, (k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
-                              dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK,
-                              DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED,
-                              WS_DK, WS_DV, qk_scale, sm_scale, H, H_KV, N, Nk,
-                              NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK,
-                              BLOCK_M, STAGES, HAS_PARTIAL, TMA_STORE)),
+                (_consume, (0, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
+                            dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV,
+                            dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
+                            qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
+                            WS_SLOTS, LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, TMA_STORE)),
                 (_loader, worker_args),
                 (_dq_adder, worker_args),
             ], [1, 1], [24, 24])
         else:
-            # Written out in each call: a tuple built beforehand would turn the consumers'
-            # constexprs into run-time values.
             gl.warp_specialize([
-                (_consumer0, (k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
-                              dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK,
-                              DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED,
-                              WS_DK, WS_DV, qk_scale, sm_scale, H, H_KV, N, Nk,
-                              NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK,
-                              BLOCK_M, STAGES, HAS_PARTIAL, TMA_STORE)),
-                (_consumer1, (k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
-                              dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK,
-                              DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED,
-                              WS_DK, WS_DV, qk_scale, sm_scale, H, H_KV, N, Nk,
-                              NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS, LAYOUT_BLOCK,
-                              BLOCK_M, STAGES, HAS_PARTIAL, TMA_STORE)),
+                (_consume, (0, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
+                            dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV,
+                            dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
+                            qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
+                            WS_SLOTS, LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, TMA_STORE)),
+                (_consume, (1, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
+                            dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV,
+                            dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
+                            qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
+                            WS_SLOTS, LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, TMA_STORE)),
                 (_loader, worker_args),
                 (_dq_adder, worker_args),
             ], [4, 1, 1], [240, 24, 24])
