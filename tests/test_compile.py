@@ -85,6 +85,54 @@ def test_compile_fullgraph_with_layout_object():
         torch.testing.assert_close(a, b, atol=1e-6, rtol=1e-6, msg=name)
 
 
+@pytest.mark.parametrize("make", ["compile_layout", "from_block_mask"])
+def test_first_compiled_call_is_one_graph(make):
+    """A layout from compile_layout (or any layout after ``prepare()``) has its kernel
+    tables built: the very first compiled call traces one graph (fullgraph), with nothing
+    of the tables' construction in it. Traced, the construction's data-dependent CPU work
+    split the graph into ~20, and its device copies became graph outputs (under
+    ``mode="reduce-overhead"``, CUDA-graph memory)."""
+    q, k, v = make_qkv(Hkv=2)
+    if make == "compile_layout":
+        lay = compile_layout("local(1) | global(1) | random(1, seed=3)", 40, kv_seq_len=33,
+                             block=16)
+    else:
+        mask = torch.rand(1, 3, 3, generator=torch.Generator().manual_seed(5)) < 0.6
+        lay = sparseflash.Layout.from_block_mask(mask, 40, kv_seq_len=33, block=16).prepare()
+    graphs = []
+
+    def counting_backend(gm, example_inputs):
+        graphs.append([str(node.target) for node in gm.graph.nodes])
+        return gm.forward
+
+    def fn(q, k, v):
+        return sparseflash.attention(q, k, v, lay, backend="torch") * 2
+
+    compiled = fwd_bwd(torch.compile(fn, backend=counting_backend, fullgraph=True), q, k, v)
+    assert len(graphs) == 1, graphs
+    assert not any("nonzero" in t or "bincount" in t for t in graphs[0]), graphs[0]
+    for name, a, b in zip(("out", "dq", "dk", "dv"), compiled, fwd_bwd(fn, q, k, v)):
+        torch.testing.assert_close(a, b, atol=1e-6, rtol=1e-6, msg=name)
+
+
+def test_unprepared_layout_is_built_eagerly_under_compile():
+    """A layout that meets its first call inside a compiled function builds its tables
+    eagerly there (a graph break, not ~20 traced graphs), and the calls compute what
+    eager calls compute."""
+    from torch._dynamo.utils import counters
+    q, k, v = make_qkv(Hkv=2)
+    mask = torch.ones(1, 3, 3, dtype=torch.bool).tril()
+    lay = sparseflash.Layout.from_block_mask(mask, 40, kv_seq_len=33, block=16)
+    fn = lambda q, k, v: sparseflash.attention(q, k, v, lay, backend="torch")  # noqa: E731
+    counters.clear()
+    compiled = torch.compile(fn, backend="eager")
+    for _ in range(2):
+        got = fwd_bwd(compiled, q, k, v)
+    assert counters["stats"]["unique_graphs"] <= 3, dict(counters["stats"])
+    for name, a, b in zip(("out", "dq", "dk", "dv"), got, fwd_bwd(fn, q, k, v)):
+        torch.testing.assert_close(a, b, atol=1e-6, rtol=1e-6, msg=name)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_compile_with_dropout(backend):
     """The seed comes from the global generator inside the compiled region too:

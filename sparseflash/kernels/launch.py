@@ -243,17 +243,14 @@ def _ensure_allocator() -> None:
         triton.set_allocator(_device_allocator)
 
 
-_DUMMIES: dict = {}
-
-
 def _padding_args(key_padding: Optional[torch.Tensor], kv_limits: Optional[torch.Tensor],
-                  device):
+                  tables):
     if key_padding is None:
-        # A never-read placeholder pointer; cached so that calls do not allocate.
-        dummy = _DUMMIES.get(device)
-        if dummy is None:
-            dummy = _DUMMIES[device] = torch.zeros(1, dtype=torch.int8, device=device)
-        return dummy, dummy, 0, 0, False
+        # A never-read placeholder pointer: the layout's row offsets (int32, never empty).
+        # Not a tensor cached here: one made by a first call inside the warm-up of
+        # torch.compile's CUDA graphs would be memory of the graphs' pool that no graph
+        # output accounts for.
+        return tables[0], tables[0], 0, 0, False
     return key_padding, kv_limits, key_padding.stride(0), kv_limits.stride(0), True
 
 
@@ -390,7 +387,7 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
     B, H, N, D = q.shape
     o = torch.empty_like(q)
     lse = torch.empty(B, H, N, dtype=torch.float32, device=q.device)
-    kpm, limits, s_kpm, s_lim, has_padding = _padding_args(key_padding, kv_limits, q.device)
+    kpm, limits, s_kpm, s_lim, has_padding = _padding_args(key_padding, kv_limits, tables)
     dropout_p = float(dropout_p)
     split_width = tables[11].shape[1]
     plan = _planned(
@@ -532,7 +529,7 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
     B, H, N, D = q.shape
     delta = torch.empty(B, H, N, dtype=torch.float32, device=q.device)
     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
-    kpm, limits, s_kpm, s_lim, has_padding = _padding_args(key_padding, kv_limits, q.device)
+    kpm, limits, s_kpm, s_lim, has_padding = _padding_args(key_padding, kv_limits, tables)
     lse = lse.contiguous()
     dropout_p = float(dropout_p)
     widths = tables[11].shape[1], tables[14].shape[1]

@@ -19,7 +19,8 @@ import torch
 from . import ast
 from .blockset import BlockSet, Primitive as PrimitiveSet
 from .errors import LayoutError
-from .layout import CODE_ANTICAUSAL, CODE_BOUNDS, CODE_CAUSAL, Layout, canonical_device
+from .layout import (CODE_ANTICAUSAL, CODE_BOUNDS, CODE_CAUSAL, Layout, _eager_under_compile,
+                     canonical_device)
 from .parser import N_BLOCKS, parse
 from .primitives import REGISTRY, bind_arguments
 
@@ -202,6 +203,7 @@ def _check_shapes(seq_len, kv_seq_len, block, num_heads):
         raise LayoutError(f"num_heads must be a positive integer or None, got {num_heads!r}")
 
 
+@_eager_under_compile
 def compile_layout(pattern: Union[str, ast.Pattern, Layout, torch.Tensor], seq_len: int, *,
                    block: int = 128, kv_seq_len: Optional[int] = None,
                    num_heads: Optional[int] = None,
@@ -219,19 +221,23 @@ def compile_layout(pattern: Union[str, ast.Pattern, Layout, torch.Tensor], seq_l
             the head compile to a layout with one head that broadcasts.
         device: where the kernel tables live (default CPU).
 
-    Compiled layouts are cached on (pattern, shapes, heads, device).
+    Compiled layouts are cached on (pattern, shapes, heads, device), and come with their
+    kernel tables built (:meth:`Layout.prepare`): a function that ``torch.compile`` traces
+    then calls :func:`~sparseflash.attention` with it in one graph. Called inside a traced
+    function, this runs eagerly (a graph break: the compiler cannot trace its
+    data-dependent work).
     """
     kv_seq_len = seq_len if kv_seq_len is None else kv_seq_len
     _check_shapes(seq_len, kv_seq_len, block, num_heads)
     device = canonical_device(device if device is not None else "cpu")
     if isinstance(pattern, Layout):
         pattern.check_compatible(seq_len, kv_seq_len, block, num_heads)
-        return pattern.to(device)
+        return pattern.to(device).prepare()
     if isinstance(pattern, torch.Tensor):
         layout = Layout.from_block_mask(pattern, seq_len, kv_seq_len=kv_seq_len, block=block,
                                         device=device)
         layout.check_compatible(seq_len, kv_seq_len, block, num_heads)
-        return layout
+        return layout.prepare()
     if isinstance(pattern, str):
         pattern = parse(pattern)
     if not isinstance(pattern, ast.Pattern):
@@ -262,4 +268,4 @@ def _compile_cached(text: str, source: str, seq_len: int, kv_seq_len: int, block
         full_keys=torch.cat(fulls), partial_keys=torch.cat(partials),
         partial_codes=torch.cat(codes).to(torch.int8), num_heads=len(per_head),
         seq_len=seq_len, kv_seq_len=kv_seq_len, block=block, pattern=text,
-        device=torch.device(device))
+        device=torch.device(device)).prepare()

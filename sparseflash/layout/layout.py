@@ -11,6 +11,11 @@ import torch
 from .errors import LayoutError
 from .schedule import FULL_END, FULL_START, SLOT, build_schedule
 
+try:  # torch.compiler.disable, but importing torch._dynamo only when first called (~1 s)
+    from torch._compile import _disable_dynamo as _eager_under_compile
+except ImportError:  # pragma: no cover - a torch without it
+    _eager_under_compile = torch.compiler.disable
+
 # What a partial block's element mask is, besides the bounds (k < kv_seq_len) that every
 # partial block applies: nothing more, q >= k (causal diagonal), or q < k.
 CODE_BOUNDS, CODE_CAUSAL, CODE_ANTICAUSAL = 0, 1, 2
@@ -130,13 +135,20 @@ class Layout:
             return self
         copy = self._copies.get(device)
         if copy is None:
-            copy = self._copies[device] = Layout(
-                full_keys=self.full_keys, partial_keys=self.partial_keys,
-                partial_codes=self.partial_codes, num_heads=self.num_heads,
-                seq_len=self.seq_len, kv_seq_len=self.kv_seq_len, block=self.block,
-                pattern=self.pattern, device=device)
-            copy._cpu_tables = self._cpu_tables  # device-independent: share, do not rebuild
+            copy = self._copy_to(device)
         return copy
+
+    @_eager_under_compile
+    def _copy_to(self, device: torch.device) -> "Layout":
+        """The copy on ``device``, made once, its kernel tables built (run eagerly under
+        ``torch.compile``: see :meth:`prepare`)."""
+        copy = self._copies[device] = Layout(
+            full_keys=self.full_keys, partial_keys=self.partial_keys,
+            partial_codes=self.partial_codes, num_heads=self.num_heads,
+            seq_len=self.seq_len, kv_seq_len=self.kv_seq_len, block=self.block,
+            pattern=self.pattern, device=device)
+        copy._cpu_tables = self._cpu_tables  # device-independent: share, do not rebuild
+        return copy.prepare()
 
     def check_compatible(self, seq_len: int, kv_seq_len: int, block: int,
                          num_heads: Optional[int]) -> None:
@@ -295,13 +307,8 @@ class Layout:
         (has an element mask), and the ``kv`` :meth:`longest_stretch`. One place,
         so the launcher and ``attention()`` (which must not import Triton) cannot
         disagree."""
-        if self._kernel_meta is None:  # read on every attention() call: derive once, on the CPU
-            self._kernel_meta = (
-                self.block, self.num_heads, self.num_q_blocks, self.num_kv_blocks,
-                *self.schedule_sizes("kv"), *self.schedule_sizes("q"),
-                self.mean_blocks("kv"), self.mean_blocks("q"), int(self.columns_are_runs()),
-                int(self.rows_are_runs()), int(self.partial_keys.numel() > 0),
-                self.longest_stretch("kv"))
+        if self._kernel_meta is None:  # read on every attention() call: derive once
+            self.prepare()
         return self._kernel_meta
 
     def kernel_tables(self) -> Tuple[torch.Tensor, ...]:
@@ -317,13 +324,44 @@ class Layout:
         same three over columns for dK/dV (``q_schedule``, ...); sizes from
         :meth:`schedule_sizes`.
         """
-        names = ("full_kv_offsets", "full_kv_flat", "partial_kv_offsets", "partial_kv_flat",
-                 "partial_kv_codes", "full_q_offsets", "full_q_flat", "partial_q_offsets",
-                 "partial_q_flat", "partial_q_codes", "kv_schedule", "kv_split_slots",
-                 "kv_split_rows", "q_schedule", "q_split_slots", "q_split_rows")
         if self._kernel_tables is None:  # the hot path of every call: build the tuple once
-            self._kernel_tables = tuple(self._build(n) for n in names)
+            self.prepare()
         return self._kernel_tables
+
+    _KERNEL_TABLES = ("full_kv_offsets", "full_kv_flat", "partial_kv_offsets",
+                      "partial_kv_flat", "partial_kv_codes", "full_q_offsets", "full_q_flat",
+                      "partial_q_offsets", "partial_q_flat", "partial_q_codes", "kv_schedule",
+                      "kv_split_slots", "kv_split_rows", "q_schedule", "q_split_slots",
+                      "q_split_rows")
+
+    @_eager_under_compile
+    def prepare(self) -> "Layout":
+        """Build what calls read: :meth:`kernel_tables` on ``self.device``,
+        :meth:`kernel_meta`, and the key lists :meth:`padding_limits` searches. Returns
+        ``self``. :func:`~sparseflash.compile_layout` and :meth:`to` do this already; a
+        layout made another way is prepared by its first call.
+
+        It runs eagerly under ``torch.compile`` (``torch.compiler.disable``). Traced, the
+        build's data-dependent CPU work would split the caller's graph into about twenty,
+        and its device copies would be outputs of a compiled graph, which under
+        ``mode="reduce-overhead"`` live in CUDA-graph memory that later replays overwrite.
+        A compiled function that meets an unprepared layout breaks its graph once, here;
+        the next call finds the tables built and compiles one graph.
+        """
+        if self._kernel_tables is None:
+            self._kernel_tables = tuple(self._build(n) for n in self._KERNEL_TABLES)
+        if self._kernel_meta is None:  # derived on the CPU
+            self._kernel_meta = (
+                self.block, self.num_heads, self.num_q_blocks, self.num_kv_blocks,
+                *self.schedule_sizes("kv"), *self.schedule_sizes("q"),
+                self.mean_blocks("kv"), self.mean_blocks("q"), int(self.columns_are_runs()),
+                int(self.rows_are_runs()), int(self.partial_keys.numel() > 0),
+                self.longest_stretch("kv"))
+        if self._row_keys is None:  # device copies for padding_limits
+            rows = self.num_heads * self.num_q_blocks
+            self._row_keys = (self.full_keys.to(self.device), self.partial_keys.to(self.device),
+                              torch.arange(rows, device=self.device) * self.num_kv_blocks)
+        return self
 
     def padding_limits(self, key_padding_mask: torch.Tensor) -> torch.Tensor:
         """Where the kernels' walks stop for each sequence of a padded batch: int32
@@ -340,10 +378,8 @@ class Layout:
         Trailing padding (the usual kind) then costs nothing; padding elsewhere is
         masked per element and still computed.
         """
-        if self._row_keys is None:  # device copies, made once
-            rows = self.num_heads * self.num_q_blocks
-            self._row_keys = (self.full_keys.to(self.device), self.partial_keys.to(self.device),
-                              torch.arange(rows, device=self.device) * self.num_kv_blocks)
+        if self._row_keys is None:
+            self.prepare()
         full_keys, partial_keys, row_starts = self._row_keys
         B, Nk = key_padding_mask.shape
         positions = torch.arange(1, Nk + 1, device=key_padding_mask.device)
