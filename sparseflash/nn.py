@@ -11,6 +11,7 @@ from torch import nn
 
 from .functional import attention
 from .layout import Layout, compile_layout, parse
+from .layout.layout import canonical_device
 from .reference import MAX_DROPOUT_P
 
 
@@ -62,7 +63,18 @@ class BlockSparseAttention(nn.Module):
         self.out_proj = nn.Linear(embed_dim, embed_dim, bias=bias)
         self._layouts: Dict[Tuple[int, int, str], Layout] = {}
 
-    def layout_for(self, seq_len: int, kv_seq_len: int, device) -> Layout:
+    def layout_for(self, seq_len: int, kv_seq_len: Optional[int] = None,
+                   device=None) -> Layout:
+        """The layout this module uses for queries of ``seq_len`` and keys of
+        ``kv_seq_len`` (default ``seq_len``) on ``device`` (default: its weights'), compiled
+        once and cached.
+
+        Under ``torch.compile``, call it for the lengths the model will see before the
+        first compiled call (or run one eager step): a layout first built inside a compiled
+        call is built eagerly (the compiler cannot trace that work), which breaks the
+        caller's graph there, and the compiled code keeps that split."""
+        kv_seq_len = seq_len if kv_seq_len is None else kv_seq_len
+        device = canonical_device(self.q_proj.weight.device if device is None else device)
         key = (seq_len, kv_seq_len, str(device))
         if key not in self._layouts:
             self._layouts[key] = compile_layout(self.pattern, seq_len, kv_seq_len=kv_seq_len,

@@ -205,3 +205,20 @@ def test_autocast_compiled_matches_eager(backend):
     compiled = torch.compile(fn, backend="aot_eager")(q, k, v)
     assert compiled.dtype == torch.bfloat16
     torch.testing.assert_close(compiled, eager, atol=0, rtol=0)
+
+
+def test_module_compiled_after_layout_for_is_one_graph():
+    """BlockSparseAttention.layout_for before the first compiled call: the module's whole
+    forward (projections, attention, output projection) is one graph."""
+    module = sparseflash.BlockSparseAttention(32, 2, "local(1) | global(1)", block=16)
+    x = torch.randn(1, 40, 32, generator=torch.Generator().manual_seed(2))
+    module.layout_for(40)
+    graphs = []
+
+    def counting_backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    compiled = torch.compile(module, backend=counting_backend, fullgraph=True)
+    torch.testing.assert_close(compiled(x), module(x), atol=1e-6, rtol=1e-6)
+    assert len(graphs) == 1

@@ -1,4 +1,4 @@
-# Session 25, device call 2 (the same H200 as call 1): reduce-overhead with static inputs,
+# Session 25, device call 2 (nvidia-h200; a fresh machine, not call 1's): reduce-overhead with static inputs,
 # and whole BlockSparseAttention layers, eager against reduce-overhead (s25_compiled_step.py).
 source benchmarks/sessions/common.sh
 step compiled-step python benchmarks/sessions/s25_compiled_step.py --head-dims 64 128 \
