@@ -162,10 +162,9 @@ if AVAILABLE:
         return q_row0 + (t // n_col) * N + q_start
 
     @gluon.jit
-    def _loader(q_desc, k_desc, v_desc, do_desc, dq_desc, lse_desc, delta_desc, k_smem, v_smem,
-                q_smem, do_smem, lse_smem, delta_smem, dq_smem, kv_bar, ready, empty, dq_ready,
-                dq_empty, FULL_IDX, PART_IDX, n_col, rot, n_full, n_walk, full_start,
-                part_start, q_row0, k_row, N,
+    def _loader(q_desc, k_desc, v_desc, do_desc, lse_desc, delta_desc, k_smem, v_smem, q_smem,
+                do_smem, lse_smem, delta_smem, kv_bar, ready, empty, FULL_IDX, PART_IDX, n_col,
+                rot, n_full, n_walk, full_start, part_start, q_row0, k_row, N,
                 LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
                 HAS_PARTIAL: gl.constexpr):
         """One warp: K and V, then each tile's Q, dO, LSE and delta into the slot the
@@ -191,12 +190,9 @@ if AVAILABLE:
                      delta_smem.index(slot))
 
     @gluon.jit
-    def _dq_adder(q_desc, k_desc, v_desc, do_desc, dq_desc, lse_desc, delta_desc, k_smem,
-                  v_smem, q_smem, do_smem, lse_smem, delta_smem, dq_smem, kv_bar, ready, empty,
-                  dq_ready, dq_empty, FULL_IDX, PART_IDX, n_col, rot, n_full, n_walk,
-                  full_start, part_start, q_row0, k_row, N,
-                  LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
-                  HAS_PARTIAL: gl.constexpr):
+    def _dq_adder(q_desc, dq_desc, dq_smem, dq_ready, dq_empty, FULL_IDX, PART_IDX, n_col, rot,
+                  n_full, n_walk, full_start, part_start, q_row0, N,
+                  LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, HAS_PARTIAL: gl.constexpr):
         """One warp: each tile's dQ added into the accumulator by TMA reductions, one per
         consumer warp group's columns (its buffers ``wg * BUFS`` on); each buffer goes
         back to its warp group once the reduction has read it."""
@@ -220,7 +216,7 @@ if AVAILABLE:
     @gluon.jit
     def _consume(WG: gl.constexpr, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem,
                  ds_smem, dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV,
-                 dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
+                 dk_desc, dv_desc, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
                  qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                  WS_SLOTS, LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr,
                  STAGES: gl.constexpr, HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
@@ -411,41 +407,42 @@ if AVAILABLE:
             mbarrier.init(dq_ready.index(s), count=1)
             mbarrier.init(dq_empty.index(s), count=1)
 
-        # The workers take one argument list (Gluon asks the same signature of them).
+        # Each partition takes what it reads. The consumers' arguments are written out in
+        # each call: a tuple built beforehand would turn their constexprs into run-time
+        # values (a literal, the warp group's number, stays one).
         cols = gl.maximum(n_col, 1)
-        worker_args = (q_desc, k_desc, v_desc, do_desc, dq_desc, lse_desc, delta_desc, k_smem,
-                       v_smem, q_smem, do_smem, lse_smem, delta_smem, dq_smem, kv_bar, ready,
-                       empty, dq_ready, dq_empty, FULL_IDX, PART_IDX, cols,
-                       _rotation(start_n, cols, BLOCK_M), n_full, n_walk, full_start,
-                       part_start, q_row0, k_row, N, LAYOUT_BLOCK, BLOCK_M, STAGES,
-                       HAS_PARTIAL)
-        # The consumers' arguments are written out in each call: a tuple built beforehand
-        # would turn their constexprs into run-time values (a literal, the warp group's
-        # number, stays one).
+        rot = _rotation(start_n, cols, BLOCK_M)
+        loader_args = (q_desc, k_desc, v_desc, do_desc, lse_desc, delta_desc, k_smem, v_smem,
+                       q_smem, do_smem, lse_smem, delta_smem, kv_bar, ready, empty, FULL_IDX,
+                       PART_IDX, cols, rot, n_full, n_walk, full_start, part_start, q_row0,
+                       k_row, N, LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL)
+        adder_args = (q_desc, dq_desc, dq_smem, dq_ready, dq_empty, FULL_IDX, PART_IDX, cols,
+                      rot, n_full, n_walk, full_start, part_start, q_row0, N, LAYOUT_BLOCK,
+                      BLOCK_M, HAS_PARTIAL)
         if NUM_WG == 1:
             gl.warp_specialize([
                 (_consume, (0, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV,
-                            dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
+                            dk_desc, dv_desc, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
                             qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, TMA_STORE)),
-                (_loader, worker_args),
-                (_dq_adder, worker_args),
+                (_loader, loader_args),
+                (_dq_adder, adder_args),
             ], [1, 1], [24, 24])
         else:
             gl.warp_specialize([
                 (_consume, (0, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV,
-                            dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
+                            dk_desc, dv_desc, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
                             qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, TMA_STORE)),
                 (_consume, (1, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV,
-                            dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
+                            dk_desc, dv_desc, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
                             qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, TMA_STORE)),
-                (_loader, worker_args),
-                (_dq_adder, worker_args),
+                (_loader, loader_args),
+                (_dq_adder, adder_args),
             ], [4, 1, 1], [240, 24, 24])
 
 

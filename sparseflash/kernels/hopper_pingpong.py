@@ -99,12 +99,10 @@ if AVAILABLE:
         return gl.max(slot.load(layout), 0)
 
     @gluon.jit
-    def _loader(q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX, PART_IDX,
-                PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
-                stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
-                ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr,
-                HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
+    def _loader(q_desc, k_desc, v_desc, q_smem, k_smem, v_smem, q_ready, q_empty, item_smem,
+                k_ready, v_ready, k_empty, v_empty, FULL_IDX, PART_IDX, SCHED, COUNTER, H, H_KV,
+                N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, ITEMS_PER_GROUP, ITEMS,
+                LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
         """One warp: takes the program's work items from ``COUNTER`` one by one, and for
         each, its first K/V tile into the ring (a slot both warp groups released), its two
         Q tiles with the item's number (the buffers each warp group released after its
@@ -239,12 +237,12 @@ if AVAILABLE:
         return acc, p, m_i, l_i
 
     @gluon.jit
-    def _consume(WG: gl.constexpr, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready,
-                 q_empty, item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX,
-                 PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob, stride_oh,
-                 stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP,
-                 ITEMS, LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr,
-                 HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
+    def _consume(WG: gl.constexpr, q_desc, k_desc, o_desc, q_smem, k_smem, v_smem, q_ready,
+                 q_empty, item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, PART_IDX,
+                 PART_CODE, SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H,
+                 N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
+                 LAYOUT_BLOCK: gl.constexpr, HAS_PARTIAL: gl.constexpr,
+                 TMA_STORE: gl.constexpr):
         """Warp group WG (query rows ``WG * BLOCK_M`` on of each work item's tile): for
         each item the loader hands it, the online softmax over the walk's key tiles, then
         its rows of O and LSE (or of a split row's workspace) stored, as
@@ -390,27 +388,24 @@ if AVAILABLE:
         for i in gl.static_range(V_STAGES):
             mbarrier.init(v_ready.index(i), count=1)
             mbarrier.init(v_empty.index(i), count=2)
-        # Each partition's arguments are written out in its call: a tuple built beforehand
-        # would turn the constexprs into run-time values (a literal, the warp group's
-        # number, stays one).
+        # Each partition takes what it reads, written out in its call: a tuple built
+        # beforehand would turn the constexprs into run-time values (a literal, the warp
+        # group's number, stays one).
         gl.warp_specialize([
-            (_consume, (0, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready,
-                        q_empty, item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE,
-                        FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale,
-                        stride_ob, stride_oh, stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS,
-                        LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS,
-                        HAS_PARTIAL, TMA_STORE)),
-            (_consume, (1, q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready,
-                        q_empty, item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE,
-                        FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale,
-                        stride_ob, stride_oh, stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS,
-                        LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS,
-                        HAS_PARTIAL, TMA_STORE)),
-            (_loader, (q_desc, k_desc, v_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                       item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX,
-                       PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, qk_scale, stride_ob,
-                       stride_oh, stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
-                       ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, TMA_STORE)),
+            (_consume, (0, q_desc, k_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
+                        item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, PART_IDX,
+                        PART_CODE, SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh,
+                        stride_on, H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
+                        ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, HAS_PARTIAL, TMA_STORE)),
+            (_consume, (1, q_desc, k_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
+                        item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, PART_IDX,
+                        PART_CODE, SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh,
+                        stride_on, H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
+                        ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, HAS_PARTIAL, TMA_STORE)),
+            (_loader, (q_desc, k_desc, v_desc, q_smem, k_smem, v_smem, q_ready, q_empty, item_smem,
+                       k_ready, v_ready, k_empty, v_empty, FULL_IDX, PART_IDX, SCHED, COUNTER, H,
+                       H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, ITEMS_PER_GROUP, ITEMS,
+                       LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL)),
         ], [4, 1], [240, 24])
 
 
