@@ -52,7 +52,7 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16):
     for name in ("q_desc", "k_desc", "v_desc", "o_desc"):
         sig[name] = native_specialize_impl(BaseBackend, desc, False, True, True)[0]
     sig.update(O="*bf16" if dtype == torch.bfloat16 else "*fp16", LSE="*fp32",
-               FULL_IDX="*i32", PART_IDX="*i32", PART_CODE="*i8", SCHED="*i32",
+               FULL_IDX="*i32", PART_IDX="*i32", PART_CODE="*i32", SCHED="*i32",
                WS_O="*fp32", WS_LSE="*fp32", qk_scale="fp32")
     for name in ("stride_ob", "stride_oh", "stride_on", "H", "H_KV", "N", "Nk",
                  "NUM_Q_BLOCKS", "LAYOUT_HEADS", "WS_SLOTS"):
@@ -78,7 +78,7 @@ def _compile_pingpong(d, row_runs, has_partial, dtype=torch.bfloat16):
         desc = hopper.descriptor(torch.empty(4096, d, dtype=dtype), rows)
         sig[name] = native_specialize_impl(BaseBackend, desc, False, True, True)[0]
     sig.update(O="*bf16" if dtype == torch.bfloat16 else "*fp16", LSE="*fp32",
-               FULL_IDX="*i32", PART_IDX="*i32", PART_CODE="*i8", SCHED="*i32",
+               FULL_IDX="*i32", PART_IDX="*i32", PART_CODE="*i32", SCHED="*i32",
                WS_O="*fp32", WS_LSE="*fp32", COUNTER="*i32", qk_scale="fp32")
     for name in ("stride_ob", "stride_oh", "stride_on", "H", "H_KV", "N", "Nk",
                  "NUM_Q_BLOCKS", "LAYOUT_HEADS", "WS_SLOTS", "ITEMS_PER_GROUP", "ITEMS"):
@@ -103,7 +103,7 @@ def _compile_dkdv(d, has_partial, dtype=torch.bfloat16):
         sig[name] = native_specialize_impl(BaseBackend, desc, False, True, True)[0]
     out = "*bf16" if dtype == torch.bfloat16 else "*fp16"
     sig.update(DK=out, DV=out, LSE="*fp32", DELTA="*fp32", FULL_IDX="*i32", PART_IDX="*i32",
-               PART_CODE="*i8", SCHED="*i32", WS_DK="*fp32", WS_DV="*fp32",
+               PART_CODE="*i32", SCHED="*i32", WS_DK="*fp32", WS_DV="*fp32",
                qk_scale="fp32", sm_scale="fp32")
     for name in ("H", "H_KV", "N", "Nk", "NUM_KV_BLOCKS", "SCHED_HEADS", "GROUP", "WS_SLOTS"):
         sig[name] = "i32"
@@ -137,7 +137,7 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128):
         sig[name] = native_specialize_impl(BaseBackend, desc, False, True, True)[0]
     out = "*bf16" if dtype == torch.bfloat16 else "*fp16"
     sig.update(DK=out, DV=out, FULL_IDX="*i32", PART_IDX="*i32",
-               PART_CODE="*i8", SCHED="*i32", WS_DK="*fp32", WS_DV="*fp32",
+               PART_CODE="*i32", SCHED="*i32", WS_DK="*fp32", WS_DV="*fp32",
                qk_scale="fp32", sm_scale="fp32")
     for name in ("H", "H_KV", "N", "Nk", "NUM_KV_BLOCKS", "SCHED_HEADS", "GROUP", "WS_SLOTS"):
         sig[name] = "i32"
