@@ -345,8 +345,9 @@ class Layout:
         build's data-dependent CPU work would split the caller's graph into about twenty,
         and its device copies would be outputs of a compiled graph, which under
         ``mode="reduce-overhead"`` live in CUDA-graph memory that later replays overwrite.
-        A compiled function that meets an unprepared layout breaks its graph once, here;
-        the next call finds the tables built and compiles one graph.
+        A compiled function that meets an unprepared layout breaks its graph here, and
+        the compiled code keeps that split (the frames compiled around the break do not
+        see the tables appear): prepare a layout before compiling what calls it.
         """
         if self._kernel_tables is None:
             self._kernel_tables = tuple(self._build(n) for n in self._KERNEL_TABLES)
