@@ -14,7 +14,8 @@ the first compiled placement. Inductor's CUDA-graph trees stopped with "storage 
 are not allocated in pool" (an output they track outside their pool), and the GPU test
 beside it counted 18 skipped graphs, then (call 13) "a tensor in the cudagraph pool not
 tracked as outputs": a device tensor the launchers cache on first use, made inside the
-trees' warm-up. Not done; NOTES v26 "Next".
+trees' warm-up. Not done; NOTES v26 "Next". Session 25 found the cause (the layout's tables
+built inside the traced call) and fixed it: NOTES v27, ``s25_compiled_step.py``.
 """
 
 import torch
