@@ -29,7 +29,7 @@ _POINTERS = {"Q": "*{dt}", "K": "*{dt}", "V": "*{dt}", "O": "*{dt}", "LSE": "*fp
              "FULL_OFF": "*i32", "FULL_IDX": "*i32", "PART_OFF": "*i32", "PART_IDX": "*i32",
              "PART_CODE": "*i32", "SCHED": "*i32", "WS_O": "*fp32", "WS_LSE": "*fp32",
              "WS_DK": "*fp32", "WS_DV": "*fp32", "WS_DQ": "*fp32", "DQ": "*{dt}",
-             "KPM": "*i8", "KV_LIMITS": "*i32"}
+             "KPM": "*i8", "KV_LIMITS": "*i32", "SEED": "*i64"}
 _IR_OPS = ("ttg.convert_layout", "ttg.local_alloc", "ttg.local_load", "tt.join",
            "tt.reshape", "ttng.warp_group_dot", "tt.dot")
 _PTX_OPS = ("wgmma.mma_async", "mma.sync", "cp.async.commit_group", "cp.async.bulk",
@@ -86,8 +86,8 @@ def probe(*, dropout: bool, padding: bool, block_m: int, block_n: int, head_dim:
             signature[name] = "constexpr"
             constants[name] = 1
         else:
-            signature[name] = {"qk_scale": "fp32", "sm_scale": "fp32", "dropout_p": "fp32",
-                               "seed": "i64"}.get(name, "i32")
+            signature[name] = {"qk_scale": "fp32", "sm_scale": "fp32",
+                               "dropout_p": "fp32"}.get(name, "i32")
             if name in aligned or (name.startswith("stride_") and "kpm" not in name
                                    and "lim" not in name):
                 attrs[(i,)] = [["tt.divisibility", 16]]

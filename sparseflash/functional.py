@@ -86,25 +86,28 @@ def _launch():
     return launch
 
 
-def _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_limits, seed_value: int,
-                  dropout_p, backend):
+def _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_limits, seed, dropout_p,
+                  backend):
+    """``seed``: with dropout, the (1,) int64 Philox seed on q's device (the Triton kernels
+    read it there, so a CUDA graph replays with each step's new seed); otherwise unused."""
     if _use_triton(backend):
         return _launch().forward(q, k, v, tables, _layout_meta(meta), scale, key_padding,
-                                 kv_limits, seed_value, dropout_p)
+                                 kv_limits, seed, dropout_p)
     from .reference import block_forward, cpu_dense_applies, cpu_dense_forward
     layout = _torch_layout(tables, meta, q.shape[2], k.shape[2])
     padding = key_padding.bool() if key_padding is not None else None
     if cpu_dense_applies(q, layout, padding, dropout_p):
         # Nothing masked on the CPU: ATen's fused kernel, same (out, natural-log lse).
         return cpu_dense_forward(q, k, v, scale)
-    return block_forward(q, k, v, layout, scale, padding, seed_value, dropout_p)
+    return block_forward(q, k, v, layout, scale, padding, _seed_value(seed, dropout_p),
+                         dropout_p)
 
 
-def _backward_impl(do, q, k, v, o, lse, tables, meta, scale, key_padding, kv_limits,
-                   seed_value: int, dropout_p, backend):
+def _backward_impl(do, q, k, v, o, lse, tables, meta, scale, key_padding, kv_limits, seed,
+                   dropout_p, backend):
     if _use_triton(backend):
         return _launch().backward(do, q, k, v, o, lse, tables, _layout_meta(meta), scale,
-                                  key_padding, kv_limits, seed_value, dropout_p)
+                                  key_padding, kv_limits, seed, dropout_p)
     from .reference import block_backward, cpu_dense_applies, cpu_dense_backward
     layout = _torch_layout(tables, meta, q.shape[2], k.shape[2])
     padding = key_padding.bool() if key_padding is not None else None
@@ -112,7 +115,8 @@ def _backward_impl(do, q, k, v, o, lse, tables, meta, scale, key_padding, kv_lim
     # accept either forward's lse: both are the natural-log float32 (B, H, N)).
     if cpu_dense_applies(q, layout, padding, dropout_p):
         return cpu_dense_backward(do, q, k, v, o, lse, scale)
-    return block_backward(do, q, k, v, o, lse, layout, scale, padding, seed_value, dropout_p)
+    return block_backward(do, q, k, v, o, lse, layout, scale, padding,
+                          _seed_value(seed, dropout_p), dropout_p)
 
 
 class _Attention(torch.autograd.Function):
@@ -121,8 +125,9 @@ class _Attention(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, q, k, v, rest):
-        """``rest``: (tables, meta, scale, key_padding, kv_limits, seed (an int), dropout_p,
-        backend), in one argument: ``apply`` inspects each argument it is given."""
+        """``rest``: (tables, meta, scale, key_padding, kv_limits, seed (a (1,) int64 tensor
+        on q's device, or None without dropout), dropout_p, backend), in one argument:
+        ``apply`` inspects each argument it is given."""
         o, lse = _forward_impl(q, k, v, *rest)
         ctx.mark_non_differentiable(lse)
         # The lse gets no gradient: without this, autograd would allocate and zero-fill one
@@ -142,10 +147,9 @@ class _Attention(torch.autograd.Function):
         return dq, dk, dv, None
 
 
-def _seed_value(seed: torch.Tensor, dropout_p: float) -> int:
-    """The dropout seed the custom ops pass on: read only with dropout (without it the
-    seed is a placeholder on the inputs' device, and reading a CUDA tensor would wait for
-    the GPU)."""
+def _seed_value(seed: Optional[torch.Tensor], dropout_p: float) -> int:
+    """The dropout seed as an int, for the torch backend: read only with dropout (reading
+    a CUDA tensor waits for the GPU; the Triton kernels read it on the device)."""
     return int(seed.item()) if dropout_p > 0 else 0
 
 
@@ -154,8 +158,8 @@ def _forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: List[
                 meta: List[int], scale: float, key_padding: Optional[torch.Tensor],
                 kv_limits: Optional[torch.Tensor], seed: torch.Tensor, dropout_p: float,
                 backend: str) -> Tuple[torch.Tensor, torch.Tensor]:
-    return _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_limits,
-                         _seed_value(seed, dropout_p), dropout_p, backend)
+    return _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_limits, seed,
+                         dropout_p, backend)
 
 
 @_forward_op.register_fake
@@ -171,7 +175,7 @@ def _backward_op(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Te
                  kv_limits: Optional[torch.Tensor], seed: torch.Tensor, dropout_p: float,
                  backend: str) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     return _backward_impl(do, q, k, v, o, lse, tables, meta, scale, key_padding, kv_limits,
-                          _seed_value(seed, dropout_p), dropout_p, backend)
+                          seed, dropout_p, backend)
 
 
 @_backward_op.register_fake
@@ -216,19 +220,18 @@ def _placeholder_seed(q: torch.Tensor) -> torch.Tensor:
     return torch.zeros(1, dtype=torch.int64, device=q.device)
 
 
-def _draw_seed() -> torch.Tensor:
-    """A dropout seed (1,) int64 from torch's global CPU generator (torch.manual_seed makes
-    it reproducible)."""
-    return torch.randint(0, 2**62, (1,), dtype=torch.int64)
+def _draw_seed(device: torch.device) -> torch.Tensor:
+    """A dropout seed (1,) int64 drawn on ``device`` from torch's generator there
+    (torch.manual_seed makes it reproducible). On a GPU the draw is a kernel: a CUDA graph
+    captures it and draws anew on each replay, and nothing waits for the GPU."""
+    return torch.randint(0, 2**62, (1,), dtype=torch.int64, device=device)
 
 
 def _run_op(q, k, v, lay: Layout, scale, kpm, kv_limits, dropout_p: float, backend):
     """attention() under torch.compile: the custom op, one opaque graph node. Its schema
-    takes lists, and the seed as a tensor (reading it here would break the graph); without
-    dropout a placeholder, never read (:func:`_placeholder_seed`). With dropout the seed
-    comes from torch's CPU generator, so a compiled call with dropout runs without CUDA
-    graphs."""
-    seed = _draw_seed() if dropout_p > 0 else _placeholder_seed(q)
+    takes lists, and the seed as a tensor on q's device (:func:`_draw_seed`); without
+    dropout a placeholder, never read (:func:`_placeholder_seed`)."""
+    seed = _draw_seed(q.device) if dropout_p > 0 else _placeholder_seed(q)
     return _forward_op(q, k, v, list(lay.kernel_tables()), list(lay.kernel_meta()), scale,
                        kpm, kv_limits, seed, dropout_p, backend)
 
@@ -236,7 +239,7 @@ def _run_op(q, k, v, lay: Layout, scale, kpm, kv_limits, dropout_p: float, backe
 def _run_eager(q, k, v, lay: Layout, scale, kpm, kv_limits, dropout_p: float, backend):
     """attention() in eager mode: the autograd.Function, which runs the same code as the
     custom op with less per-call overhead, given the layout's cached tuples as they are."""
-    seed = int(_draw_seed().item()) if dropout_p > 0 else 0
+    seed = _draw_seed(q.device) if dropout_p > 0 else None
     return _Attention.apply(q, k, v, (lay.kernel_tables(), lay.kernel_meta(), scale, kpm,
                                       kv_limits, seed, dropout_p, backend))
 
@@ -379,8 +382,11 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
             is an error.
         scale: score scale, default ``1/sqrt(D)``.
         dropout_p: dropout on the attention probabilities, applied inside the kernel; the
-            keep-mask is regenerated in the backward from a seed drawn from torch's global
-            generator (``torch.manual_seed`` makes it reproducible). Each score keeps with
+            keep-mask is regenerated in the backward from a seed drawn from torch's
+            generator on the inputs' device (``torch.manual_seed`` makes it reproducible).
+            The kernels read the seed on the GPU, so a call captured in a CUDA graph
+            (``torch.cuda.graph``, ``torch.compile(mode="reduce-overhead")``) draws a new
+            mask on each replay. Each score keeps with
             probability ``1 - p`` to within 2^-16 (16-bit draws), so ``p`` may be at most
             ``1 - 2**-16``.
         key_padding_mask: bool ``(B, Nk)``, True = padding key, ignored. The Triton kernels

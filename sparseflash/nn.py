@@ -117,3 +117,19 @@ class BlockSparseAttention(nn.Module):
         state = self.__dict__.copy()
         state["_layouts"] = {}  # compiled tables are a cache, not state
         return state
+
+
+def prepare_layouts(model: nn.Module, seq_len: int, kv_seq_len: Optional[int] = None,
+                    device=None) -> int:
+    """Build the layout of every :class:`BlockSparseAttention` in ``model`` for queries of
+    ``seq_len`` and keys of ``kv_seq_len`` (default ``seq_len``), on ``device`` (default:
+    each module's weights'), as :meth:`BlockSparseAttention.layout_for` does. Returns how
+    many modules it prepared.
+
+    Call it before ``torch.compile(model)`` with the lengths the attention layers will see
+    (a classifier that prepends a CLS token sees one more), so that the compiled forward
+    is one graph: a layout first built inside a compiled call splits the graph there."""
+    modules = [m for m in model.modules() if isinstance(m, BlockSparseAttention)]
+    for module in modules:
+        module.layout_for(seq_len, kv_seq_len, device)
+    return len(modules)

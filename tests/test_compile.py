@@ -208,11 +208,12 @@ def test_autocast_compiled_matches_eager(backend):
 
 
 def test_module_compiled_after_layout_for_is_one_graph():
-    """BlockSparseAttention.layout_for before the first compiled call: the module's whole
-    forward (projections, attention, output projection) is one graph."""
+    """BlockSparseAttention.layout_for (here through nn.prepare_layouts) before the first
+    compiled call: the module's whole forward (projections, attention, output projection)
+    is one graph."""
     module = sparseflash.BlockSparseAttention(32, 2, "local(1) | global(1)", block=16)
     x = torch.randn(1, 40, 32, generator=torch.Generator().manual_seed(2))
-    module.layout_for(40)
+    assert sparseflash.nn.prepare_layouts(torch.nn.Sequential(module), 40) == 1
     graphs = []
 
     def counting_backend(gm, example_inputs):

@@ -266,6 +266,62 @@ def test_forward_and_backward_replay_in_a_cuda_graph(d):
                 assert torch.equal(got, want), name
 
 
+@pytest.mark.parametrize("how", ["torch.cuda.graph", "reduce-overhead"])
+def test_dropout_in_cuda_graphs_draws_a_new_mask_each_replay(how):
+    """With dropout, the seed is drawn on the GPU and read there by the kernels, so a CUDA
+    graph (captured by hand, or by torch.compile's reduce-overhead, which must not skip
+    it) replays with a new keep-mask each time, and its backward with the same mask as
+    its forward: out = A V and dV = A^T dO for the dropped attention matrix A, so with
+    dO = out, <out, out> = <V, dV> holds only if both used one mask (a backward with an
+    independent mask would give roughly the keep rate's share, ~0.7, of the left side)."""
+    from torch._dynamo.utils import counters
+    gen = torch.Generator(device="cuda").manual_seed(11)
+    q, k, v = (torch.randn(1, 4, 1024, 64, device="cuda", dtype=torch.float16,
+                           generator=gen).requires_grad_() for _ in range(3))
+    layout = sparseflash.compile_layout("local(1) | global(1)", 1024, block=128, device="cuda")
+
+    def attend(q, k, v):
+        return sparseflash.attention(q, k, v, layout, dropout_p=0.3)
+
+    def step(fn):
+        out = fn(q, k, v)
+        return (out, *torch.autograd.grad(out, (q, k, v), out.detach()))
+
+    if how == "torch.cuda.graph":
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(2):
+                step(attend)
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            captured = step(attend)
+
+        def replay():
+            graph.replay()
+            return [t.clone() for t in captured]
+    else:
+        torch._dynamo.reset()
+        counters.clear()
+        compiled = torch.compile(attend, mode="reduce-overhead")
+
+        def replay():
+            torch.compiler.cudagraph_mark_step_begin()
+            return [t.clone() for t in step(compiled)]
+        for _ in range(3):  # warm-up, recording, replay
+            replay()
+    replays = [replay() for _ in range(2)]
+    if how == "reduce-overhead":
+        assert counters["inductor"]["cudagraph_skips"] == 0, dict(counters["inductor"])
+        torch._dynamo.reset()
+    assert not torch.equal(replays[0][0], replays[1][0])  # a new mask each replay
+    for out, dq, dk, dv in replays:
+        lhs = (out.double() ** 2).sum()
+        rhs = (v.detach().double() * dv.double()).sum()
+        assert abs(lhs - rhs) <= 1e-2 * lhs, (lhs.item(), rhs.item())
+
+
 @pytest.mark.parametrize("given", ["layout", "pattern"])
 def test_compiled_reduce_overhead_runs_in_cuda_graphs(given):
     """torch.compile(mode="reduce-overhead") captures a fwd+bwd through the custom ops in

@@ -539,6 +539,49 @@ def test_speed_sweep_and_oom_rows(monkeypatch):
     assert [r["status"] for r in rows] == ["ok", "oom", "skipped", "ok", "ok", "ok"]
 
 
+def test_speed_compile_option(tmp_path, monkeypatch):
+    """``--compile MODE``: the model runs under torch.compile with that mode, and the rows
+    and the file name record it. The ``eager`` backend stands in for Inductor (no C++
+    compiler needed)."""
+    real_compile = torch.compile
+    modes = []
+
+    def eager_compile(model, mode=None):
+        modes.append(mode)
+        return real_compile(model, backend="eager")
+
+    monkeypatch.setattr(torch, "compile", eager_compile)
+    torch._dynamo.reset()
+    assert speed.main(["--task", "listops", "--config", "tiny", "--seq-lens", "64",
+                       "--layouts", "local(1) | global(1)", "--iters", "1", "--warmup", "0",
+                       "--device", "cpu", "--compile", "reduce-overhead",
+                       "--out-dir", str(tmp_path)]) == 0
+    torch._dynamo.reset()
+    assert modes == ["reduce-overhead"]
+    (path,) = tmp_path.glob("lra-speed-listops-tiny-compile-reduce-overhead-*.json")
+    result = json.loads(path.read_text())
+    assert result["compile"] == "reduce-overhead"
+    assert [(r["compile"], r["status"]) for r in result["rows"]] == [("reduce-overhead", "ok")]
+
+
+def test_compiled_lra_model_breaks_only_at_its_token_check():
+    """With its layouts prepared (``sparseflash.nn.prepare_layouts``), the LRA model under
+    torch.compile breaks its graph only where it reads the tokens' range and padding on
+    the host (``_check_tokens``), not in the attention layers."""
+    from sparseflash.nn import prepare_layouts
+
+    cfg = configs.get_config("listops", "tiny")
+    model = speed.build_speed_model(cfg, "local(1) | global(1)", 64)
+    assert prepare_layouts(model, 64 + (cfg.pooling == "cls")) == cfg.num_layers
+    tokens = torch.randint(1, 10, (2, 64), generator=torch.Generator().manual_seed(0))
+    torch._dynamo.reset()
+    explained = torch._dynamo.explain(model)(tokens)
+    torch._dynamo.reset()
+    places = {frame.name for reason in explained.break_reasons
+              for frame in reason.user_stack[-1:]}
+    assert places <= {"_check_tokens"}, [r.reason[:200] for r in explained.break_reasons]
+
+
 def test_resume_treats_fields_newer_than_the_checkpoint_as_defaults():
     cfg = small_listops()
     saved = cfg.to_dict()

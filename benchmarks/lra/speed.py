@@ -11,6 +11,11 @@ Inputs are random tokens without padding (padding would let the kernels skip key
 confound the comparison). A sequence length that is a perfect square gets 2-D positions for
 Pathfinder (the image it would be); otherwise 1-D learned positions.
 
+``--compile MODE`` runs the model under ``torch.compile`` (e.g. ``reduce-overhead``, whose
+CUDA graphs take the host's launches out of short steps), with each attention layer's
+layout built before the first compiled call; results then go to
+``lra-speed-<task>-<config>-compile-<MODE>-<hardware>.json``.
+
 Timing: on CUDA, CUDA events around each step after ``--warmup`` untimed steps (which also
 compile the layout and autotune the kernels), bf16 autocast, and
 ``torch.cuda.max_memory_allocated`` after ``reset_peak_memory_stats``; on CPU,
@@ -65,17 +70,31 @@ def build_speed_model(cfg: LRAConfig, layout: str, seq_len: int) -> LRAClassifie
 
 
 def time_steps(cfg: LRAConfig, layout: str, seq_len: int, batch_size: int,
-               device: torch.device, *, warmup: int = 2, iters: int = 5) -> dict[str, Any]:
-    """Time ``iters`` training steps after ``warmup`` untimed ones.
+               device: torch.device, *, warmup: int = 2, iters: int = 5,
+               compile_mode: Optional[str] = None) -> dict[str, Any]:
+    """Time ``iters`` training steps after ``warmup`` untimed ones. With ``compile_mode``
+    (a ``torch.compile`` mode: ``default``, ``reduce-overhead``, ...), the model's forward
+    and backward run compiled, its attention layouts built first (one graph; see
+    ``sparseflash.nn.prepare_layouts``), after at least three untimed steps (compile, and
+    under reduce-overhead the CUDA graphs' warm-up and recording); the optimizer step
+    stays eager.
 
     Returns ``{"step_ms": [per-step ms], "peak_mem_mb": float or None}``; out-of-memory
     errors propagate (see :func:`measure`).
     """
+    from sparseflash.nn import prepare_layouts
+
     from .train import task_spec
 
     torch.manual_seed(0)
     model = build_speed_model(cfg, layout, seq_len).to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    forward = model
+    if compile_mode is not None:
+        prepare_layouts(model, seq_len + (cfg.pooling == "cls"))
+        forward = torch.compile(model, mode=compile_mode)
+        warmup = max(warmup, 3)
+    graphs = compile_mode is not None and "reduce-overhead" in compile_mode
     spec = task_spec(cfg)
     low = 1 if spec.pad_id == 0 else 0  # no padding token in the input
     tokens = torch.randint(low, spec.vocab_size, (batch_size, seq_len), device=device)
@@ -83,9 +102,11 @@ def time_steps(cfg: LRAConfig, layout: str, seq_len: int, batch_size: int,
     cuda = device.type == "cuda"
 
     def step() -> None:
+        if graphs:
+            torch.compiler.cudagraph_mark_step_begin()
         opt.zero_grad(set_to_none=True)
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=cuda):
-            logits = model(tokens)
+            logits = forward(tokens)
         F.cross_entropy(logits.float(), labels).backward()
         opt.step()
 
@@ -112,7 +133,7 @@ def time_steps(cfg: LRAConfig, layout: str, seq_len: int, batch_size: int,
 
 
 def measure(cfg: LRAConfig, layout: str, seq_len: int, batch_size: int, device: torch.device,
-            *, warmup: int, iters: int) -> dict[str, Any]:
+            *, warmup: int, iters: int, compile_mode: Optional[str] = None) -> dict[str, Any]:
     """One result row; an out-of-memory error becomes ``status="oom"``."""
     from sparseflash import compile_layout
 
@@ -120,9 +141,10 @@ def measure(cfg: LRAConfig, layout: str, seq_len: int, batch_size: int, device: 
     lay = compile_layout(layout, n_model, block=cfg.block, num_heads=cfg.num_heads)
     row: dict[str, Any] = {"layout": layout, "seq_len": seq_len, "batch_size": batch_size,
                            "block": cfg.block, "density": round(lay.density, 6),
-                           "nnz": lay.nnz}
+                           "nnz": lay.nnz, "compile": compile_mode}
     try:
-        r = time_steps(cfg, layout, seq_len, batch_size, device, warmup=warmup, iters=iters)
+        r = time_steps(cfg, layout, seq_len, batch_size, device, warmup=warmup, iters=iters,
+                       compile_mode=compile_mode)
     except Exception as exc:  # only out-of-memory is expected; anything else is a bug
         if not _is_oom(exc):
             raise
@@ -143,7 +165,7 @@ def measure(cfg: LRAConfig, layout: str, seq_len: int, batch_size: int, device: 
 
 def run_sweep(cfg: LRAConfig, layouts: Sequence[str], seq_lens: Sequence[int], batch_size: int,
               device: torch.device, *, warmup: int = 2, iters: int = 5,
-              max_step_seconds: Optional[float] = None,
+              max_step_seconds: Optional[float] = None, compile_mode: Optional[str] = None,
               log: Any = print) -> list[dict[str, Any]]:
     """Rows for every (layout, seq_len); lengths ascending. Once a layout runs out of memory
     or a step takes longer than ``max_step_seconds``, its longer lengths are recorded as
@@ -157,7 +179,8 @@ def run_sweep(cfg: LRAConfig, layouts: Sequence[str], seq_lens: Sequence[int], b
                              "status": "skipped", "error": stop_reason})
                 log(_format_row(rows[-1]))
                 continue
-            row = measure(cfg, layout, n, batch_size, device, warmup=warmup, iters=iters)
+            row = measure(cfg, layout, n, batch_size, device, warmup=warmup, iters=iters,
+                          compile_mode=compile_mode)
             rows.append(row)
             if row["status"] == "oom":
                 stop_reason = f"out of memory at seq_len {n}"
@@ -191,6 +214,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--iters", type=int, default=5, help="timed steps (default 5)")
     p.add_argument("--device", help="cpu or cuda (default: cuda if available)")
     p.add_argument("--threads", type=int, help="torch CPU threads")
+    p.add_argument("--compile", metavar="MODE",
+                   choices=["default", "reduce-overhead", "max-autotune",
+                            "max-autotune-no-cudagraphs"],
+                   help="run the model under torch.compile with this mode (the layouts are "
+                        "built first, so each attention layer stays in one graph)")
     p.add_argument("--max-step-seconds", type=float,
                    help="skip longer sequences of a layout once its step exceeds this")
     p.add_argument("--out-dir", default="benchmarks/results", help="results directory")
@@ -228,19 +256,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
           f"batch {args.batch_size}", file=sys.stderr)
     rows = run_sweep(cfg, layouts, seq_lens, args.batch_size, device, warmup=args.warmup,
                      iters=args.iters, max_step_seconds=args.max_step_seconds,
+                     compile_mode=args.compile,
                      log=lambda s: print(s, file=sys.stderr, flush=True))
     result = {
         "task": cfg.task, "config": cfg.name,
         "model": {k: getattr(cfg, k) for k in ("d_model", "num_heads", "num_layers", "ffn_dim",
                                                "pooling", "block")},
         "dtype": "bfloat16 autocast" if device.type == "cuda" else "float32",
-        "warmup": args.warmup, "iters": args.iters,
+        "warmup": args.warmup, "iters": args.iters, "compile": args.compile,
         "command": shlex.join(["python", "-m", "benchmarks.lra.speed"] + argv),
         "hardware": hardware_info(env), "versions": versions(), "rows": rows,
     }
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    path = out / f"lra-speed-{cfg.task}-{cfg.variant}-{hw}.json"
+    compiled = "" if args.compile is None else f"-compile-{args.compile}"
+    path = out / f"lra-speed-{cfg.task}-{cfg.variant}{compiled}-{hw}.json"
     path.write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {path}", file=sys.stderr)
     return 0

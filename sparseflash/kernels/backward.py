@@ -121,13 +121,13 @@ def _dkdv_tile(dk, dv, k, v, Q, DO, LSE, DELTA, start_m, start_n, offs_d, code, 
     return dk, dv
 
 
-@triton.jit(do_not_specialize=["N", "Nk", "seed", "keep_threshold", "LENGTH_CLASS"])
+@triton.jit(do_not_specialize=["N", "Nk", "keep_threshold", "LENGTH_CLASS"])
 def attention_dkdv_kernel(
         Q, K, V, DO, LSE, DELTA, DK, DV,
         FULL_OFF, FULL_IDX, PART_OFF, PART_IDX, PART_CODE,
         SCHED, WS_DK, WS_DV,
-        KPM, KV_LIMITS,
-        qk_scale, sm_scale, seed, dropout_p, keep_threshold,
+        KPM, KV_LIMITS, SEED,
+        qk_scale, sm_scale, dropout_p, keep_threshold,
         stride_qb, stride_qh, stride_qn, stride_qd,
         stride_kb, stride_kh, stride_kn, stride_kd,
         stride_vb, stride_vh, stride_vn, stride_vd,
@@ -155,6 +155,12 @@ def attention_dkdv_kernel(
         kv_h = bhk % H_KV
         start_n = pid_n * BLOCK_N
         kb = start_n // LAYOUT_BLOCK
+    # The dropout seed is read on the device: a CUDA graph that captured this launch
+    # replays it with the seed its captured draw makes anew.
+    if HAS_DROPOUT:
+        seed = tl.load(SEED)
+    else:
+        seed = 0
     offs_n = start_n + tl.arange(0, BLOCK_N)
     offs_d = tl.arange(0, BLOCK_D)
     n_ok = offs_n < Nk
@@ -282,13 +288,13 @@ def _dq_tile(dq, q, do, lse2, delta, K, V, start_n, offs_m, offs_d, code, b, bh,
     return mma(ds.to(k_t.dtype), tl.trans(k_t), PRECISION, dq)
 
 
-@triton.jit(do_not_specialize=["N", "Nk", "seed", "keep_threshold", "LENGTH_CLASS"])
+@triton.jit(do_not_specialize=["N", "Nk", "keep_threshold", "LENGTH_CLASS"])
 def attention_dq_kernel(
         Q, K, V, DO, O, LSE, DELTA, DQ,
         FULL_OFF, FULL_IDX, PART_OFF, PART_IDX, PART_CODE,
         SCHED, WS_DQ,
-        KPM, KV_LIMITS,
-        qk_scale, sm_scale, seed, dropout_p, keep_threshold,
+        KPM, KV_LIMITS, SEED,
+        qk_scale, sm_scale, dropout_p, keep_threshold,
         stride_qb, stride_qh, stride_qn, stride_qd,
         stride_kb, stride_kh, stride_kn, stride_kd,
         stride_vb, stride_vh, stride_vn, stride_vd,
@@ -310,6 +316,12 @@ def attention_dq_kernel(
     # indices from registers, which measured 3-6% slower here at D=128 (NOTES, v16).
     entry, q_block, tile, b, h, pid_g = scheduled_program(
         SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS, LAYOUT_BLOCK // BLOCK_M)
+    # The dropout seed is read on the device: a CUDA graph that captured this launch
+    # replays it with the seed its captured draw makes anew.
+    if HAS_DROPOUT:
+        seed = tl.load(SEED)
+    else:
+        seed = 0
     bh = b * H + h
     kv_h = h // GROUP
     offs_m = q_block * LAYOUT_BLOCK + tile * BLOCK_M + tl.arange(0, BLOCK_M)

@@ -58,13 +58,13 @@ def _attend_tile(acc, l_i, m_i, q, K, V, start_n, offs_m, offs_d, code, b, bh,
     return acc, l_i, m_new
 
 
-@triton.jit(do_not_specialize=["N", "Nk", "seed", "keep_threshold", "LENGTH_CLASS"])
+@triton.jit(do_not_specialize=["N", "Nk", "keep_threshold", "LENGTH_CLASS"])
 def attention_forward_kernel(
         Q, K, V, O, LSE,
         FULL_OFF, FULL_IDX, PART_OFF, PART_IDX, PART_CODE,
         SCHED, WS_O, WS_LSE,
-        KPM, KV_LIMITS,
-        qk_scale, seed, dropout_p, keep_threshold,
+        KPM, KV_LIMITS, SEED,
+        qk_scale, dropout_p, keep_threshold,
         stride_qb, stride_qh, stride_qn, stride_qd,
         stride_kb, stride_kh, stride_kn, stride_kd,
         stride_vb, stride_vh, stride_vn, stride_vd,
@@ -80,6 +80,12 @@ def attention_forward_kernel(
     # schedule entry names the layout row and the stretch of its lists this program walks.
     entry, q_block, tile, b, h, pid_g = scheduled_program(
         SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS, LAYOUT_BLOCK // BLOCK_M)
+    # The dropout seed is read on the device: a CUDA graph that captured this launch
+    # replays it with the seed its captured draw makes anew.
+    if HAS_DROPOUT:
+        seed = tl.load(SEED)
+    else:
+        seed = 0
     bh = b * H + h
     kv_h = h // GROUP
     offs_m = q_block * LAYOUT_BLOCK + tile * BLOCK_M + tl.arange(0, BLOCK_M)

@@ -254,6 +254,13 @@ def _padding_args(key_padding: Optional[torch.Tensor], kv_limits: Optional[torch
     return key_padding, kv_limits, key_padding.stride(0), kv_limits.stride(0), True
 
 
+def _seed_pointer(seed: Optional[torch.Tensor], dropout_p: float, tables) -> torch.Tensor:
+    """What the kernels' ``SEED`` pointer gets: with dropout the (1,) int64 seed on the
+    inputs' device, which they read there (a CUDA graph then replays with the seed its
+    captured draw makes anew); without, the padding placeholder, never read."""
+    return seed if dropout_p > 0 else tables[0]
+
+
 def _on_tensors_device(launcher):
     """Run ``launcher`` with its first tensor's GPU as the current CUDA device: Triton
     launches on the current device, so tensors on ``cuda:1`` while ``cuda:0`` is current
@@ -369,7 +376,8 @@ def _forward_plan(q, k, v, o, meta: LayoutMeta, has_padding: bool, s_kpm: int, s
 @_on_tensors_device
 def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[torch.Tensor],
             meta: LayoutMeta, scale: float, key_padding: Optional[torch.Tensor],
-            kv_limits: Optional[torch.Tensor], seed: int, dropout_p: float):
+            kv_limits: Optional[torch.Tensor], seed: Optional[torch.Tensor],
+            dropout_p: float):
     """q (B, H, N, D), k/v (B, Hkv, Nk, D) -> (o (B, H, N, D), lse2 (B, H, N) float32).
 
     ``lse2`` is the base-2 log-sum-exp of the scaled scores (natural lse * log2(e)), the
@@ -377,7 +385,8 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
 
     ``key_padding`` is int8 (B, Nk), 1 = ignore; ``kv_limits`` int32 (B, 1 + 2 * rows) says
     where each sequence's walks stop (``Layout.padding_limits``): key blocks after its last
-    real key are skipped."""
+    real key are skipped. With ``dropout_p > 0``, ``seed`` is the (1,) int64 Philox seed
+    on q's device."""
     if scale <= 0:
         # The kernel folds the scale into the softmax shift, which needs scale > 0 (and a
         # masked -inf times 0 would be NaN): q k^T * scale = (-q) k^T * |scale|, and a zero
@@ -407,8 +416,9 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
     else:
         if plan.use_tma:
             _ensure_allocator()
-        plan.main((q, k, v, o, lse, *tables[:5], tables[10], ws_o, ws_lse, kpm, limits),
-                  (scale * LOG2E, seed, dropout_p, keep_threshold(dropout_p)))
+        plan.main((q, k, v, o, lse, *tables[:5], tables[10], ws_o, ws_lse, kpm, limits,
+                   _seed_pointer(seed, dropout_p, tables)),
+                  (scale * LOG2E, dropout_p, keep_threshold(dropout_p)))
     if plan.merge is not None:
         # Combine the chunks of the split rows the forward left in the workspace.
         plan.merge((ws_o, ws_lse, tables[11], tables[12], o, lse), ())
@@ -522,7 +532,8 @@ def _backward_plan(q, k, v, do, o, dq, dk, dv, meta: LayoutMeta, has_padding: bo
 def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
              o: torch.Tensor, lse: torch.Tensor, tables: Sequence[torch.Tensor],
              meta: LayoutMeta, scale: float, key_padding: Optional[torch.Tensor],
-             kv_limits: Optional[torch.Tensor], seed: int, dropout_p: float):
+             kv_limits: Optional[torch.Tensor], seed: Optional[torch.Tensor],
+             dropout_p: float):
     """-> (dq, dk, dv) shaped like q, k, v. The dQ kernel runs first: it also computes
     ``delta = rowsum(dO * O)``, which the dK/dV kernel reads. Where
     ``hopper_fused.usable``, one warp-specialised kernel does both instead."""
@@ -551,11 +562,12 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
                               tables[8], tables[9], tables[13], ws_dk, ws_dv, scale * LOG2E,
                               float(scale))
     else:
-        scalars = (scale * LOG2E, float(scale), seed, dropout_p, keep_threshold(dropout_p))
+        scalars = (scale * LOG2E, float(scale), dropout_p, keep_threshold(dropout_p))
+        seed = _seed_pointer(seed, dropout_p, tables)
         ws_dq = (torch.empty(plan.dq_workspace, dtype=torch.float32, device=q.device)
                  if plan.dq_workspace is not None else delta)
-        plan.dq((q, k, v, do, o, lse, delta, dq, *tables[:5], tables[10], ws_dq, kpm, limits),
-                scalars)
+        plan.dq((q, k, v, do, o, lse, delta, dq, *tables[:5], tables[10], ws_dq, kpm, limits,
+                 seed), scalars)
         if plan.sum_dq is not None:
             plan.sum_dq((ws_dq, tables[11], tables[12], dq), ())
         if plan.gluon_dkdv:
@@ -564,7 +576,7 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
                                  float(scale))
         else:
             plan.dkdv((q, k, v, do, lse, delta, dk, dv, *tables[5:10], tables[13], ws_dk,
-                       ws_dv, kpm, limits), scalars)
+                       ws_dv, kpm, limits, seed), scalars)
     if plan.sum_dk is not None:
         plan.sum_dk((ws_dk, tables[14], tables[15], dk), ())
         plan.sum_dv((ws_dv, tables[14], tables[15], dv), ())
