@@ -15,8 +15,8 @@ Pathfinder (the image it would be); otherwise 1-D learned positions.
 CUDA graphs take the host's launches out of short steps), with each attention layer's
 layout built before the first compiled call; results then go to
 ``lra-speed-<task>-<config>-compile-<MODE>-<hardware>.json``. Under CUDA graphs the peak
-memory is taken from the first warm-up step on (the graphs' pool is allocated while
-they are recorded), so it includes what compiling allocated.
+memory counts from the second warm-up step on, which records the graphs and allocates
+their memory pool (the first step compiles).
 
 Timing: on CUDA, CUDA events around each step after ``--warmup`` untimed steps (which also
 compile the layout and autotune the kernels), bf16 autocast, and
@@ -112,16 +112,16 @@ def time_steps(cfg: LRAConfig, layout: str, seq_len: int, batch_size: int,
         F.cross_entropy(logits.float(), labels).backward()
         opt.step()
 
-    if cuda and graphs:
-        # CUDA graphs keep their memory pool from the recording (a warm-up step) on: the
-        # peak is taken from the start, compile included, not only over the replays.
-        torch.cuda.reset_peak_memory_stats(device)
-    for _ in range(warmup):
+    for i in range(warmup):
         step()
-    if cuda:
-        torch.cuda.synchronize(device)
-        if not graphs:
+        # CUDA graphs allocate their memory pool while recording (the second warm-up
+        # step) and keep it: their peak counts from after the first step, which compiled
+        # (and may have allocated the compiler's benchmarking buffers).
+        if cuda and (i == 0 if graphs else i == warmup - 1):
+            torch.cuda.synchronize(device)
             torch.cuda.reset_peak_memory_stats(device)
+    if cuda and warmup == 0:
+        torch.cuda.reset_peak_memory_stats(device)
     times = []
     for _ in range(iters):
         if cuda:
