@@ -19,6 +19,7 @@ import torch
 
 from .layout import Layout, LayoutError, compile_layout
 from .layout.ast import Pattern
+from .layout.layout import warn_if_compiling
 from .reference import MAX_DROPOUT_P
 
 BACKENDS = ("auto", "triton", "torch")
@@ -287,6 +288,7 @@ def _resolve_layout(layout, N: int, Nk: int, block: Optional[int], heads: int,
         key = (layout, N, Nk, block, heads, device)
         found = _RESOLVED.get(key)
         if found is None:
+            warn_if_compiling(f"the layout of {layout!r} for N={N}")
             found = _resolve_uncached(layout, N, Nk, block, heads, device)
             if len(_RESOLVED) >= _MAX_RESOLVED:
                 _RESOLVED.clear()

@@ -11,7 +11,7 @@ from torch import nn
 
 from .functional import attention
 from .layout import Layout, compile_layout, parse
-from .layout.layout import canonical_device
+from .layout.layout import canonical_device, warn_if_compiling
 from .reference import MAX_DROPOUT_P
 
 
@@ -77,6 +77,7 @@ class BlockSparseAttention(nn.Module):
         device = canonical_device(self.q_proj.weight.device if device is None else device)
         key = (seq_len, kv_seq_len, str(device))
         if key not in self._layouts:
+            warn_if_compiling(f"the layout of {self.pattern!r} for N={seq_len}")
             self._layouts[key] = compile_layout(self.pattern, seq_len, kv_seq_len=kv_seq_len,
                                                 block=self.block, num_heads=self.num_heads,
                                                 device=device)

@@ -223,3 +223,25 @@ def test_module_compiled_after_layout_for_is_one_graph():
     compiled = torch.compile(module, backend=counting_backend, fullgraph=True)
     torch.testing.assert_close(compiled(x), module(x), atol=1e-6, rtol=1e-6)
     assert len(graphs) == 1
+
+
+@pytest.mark.parametrize("given", ["pattern", "module"])
+def test_layout_built_inside_compile_warns(given):
+    """A layout first built inside a compiled call says so (the graph splits there for
+    good) and says how to avoid it; one built beforehand does not warn."""
+    torch._dynamo.reset()
+    x = torch.randn(1, 48, 32, generator=torch.Generator().manual_seed(4))
+    q, k, v = make_qkv(N=48, Nk=48, Hkv=2)
+    module = sparseflash.BlockSparseAttention(32, 2, "local(1) | global(1)", block=16)
+    fn = ((lambda: sparseflash.attention(q, k, v, "local(1) | causal", block=16))
+          if given == "pattern" else (lambda: module(x)))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.compile(fn, backend="eager")()
+    messages = [str(w.message) for w in caught if "sparseflash:" in str(w.message)]
+    assert len(messages) == 1 and "prepare_layouts" in messages[0], messages
+    torch._dynamo.reset()
+    with warnings.catch_warnings(record=True) as caught:  # now built: silent
+        warnings.simplefilter("always")
+        torch.compile(fn, backend="eager")()
+    assert not [w for w in caught if "sparseflash:" in str(w.message)]

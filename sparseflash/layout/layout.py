@@ -3,6 +3,7 @@ the index tables the kernels walk."""
 
 from __future__ import annotations
 
+import warnings
 from functools import cached_property
 from typing import Dict, Optional, Tuple
 
@@ -15,6 +16,19 @@ try:  # torch.compiler.disable, but importing torch._dynamo only when first call
     from torch._compile import _disable_dynamo as _eager_under_compile
 except ImportError:  # pragma: no cover - a torch without it
     _eager_under_compile = torch.compiler.disable
+
+def warn_if_compiling(what: str) -> None:
+    """Warn when ``what`` (a layout or its tables) is about to be built inside a function
+    that ``torch.compile`` is tracing: the build runs eagerly there (see
+    :meth:`Layout.prepare`), which breaks the graph, and the compiled code keeps that split
+    on every later call. Once per trace: a compiled function runs its Python only then."""
+    if torch.compiler.is_compiling():
+        warnings.warn(
+            f"sparseflash: {what} is built inside a torch.compile'd call, which breaks the "
+            "graph there for good; build it before compiling: compile_layout(...), "
+            "BlockSparseAttention.layout_for(seq_len), or "
+            "sparseflash.nn.prepare_layouts(model, seq_len)", stacklevel=3)
+
 
 # What a partial block's element mask is, besides the bounds (k < kv_seq_len) that every
 # partial block applies: nothing more, q >= k (causal diagonal), or q < k.
@@ -135,6 +149,7 @@ class Layout:
             return self
         copy = self._copies.get(device)
         if copy is None:
+            warn_if_compiling(f"a layout's copy on {device}")
             copy = self._copy_to(device)
         return copy
 
@@ -308,6 +323,7 @@ class Layout:
         so the launcher and ``attention()`` (which must not import Triton) cannot
         disagree."""
         if self._kernel_meta is None:  # read on every attention() call: derive once
+            warn_if_compiling("a layout's kernel tables")
             self.prepare()
         return self._kernel_meta
 
@@ -325,6 +341,7 @@ class Layout:
         :meth:`schedule_sizes`.
         """
         if self._kernel_tables is None:  # the hot path of every call: build the tuple once
+            warn_if_compiling("a layout's kernel tables")
             self.prepare()
         return self._kernel_tables
 
