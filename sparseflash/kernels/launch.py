@@ -243,22 +243,26 @@ def _ensure_allocator() -> None:
         triton.set_allocator(_device_allocator)
 
 
+def _placeholder(tables) -> torch.Tensor:
+    """A never-read pointer for the kernels' padding and seed arguments when a call has
+    neither: the layout's row offsets (int32, never empty). Not a tensor cached here: one
+    made by a first call inside the warm-up of torch.compile's CUDA graphs would be memory
+    of the graphs' pool that no graph output accounts for."""
+    return tables[0]
+
+
 def _padding_args(key_padding: Optional[torch.Tensor], kv_limits: Optional[torch.Tensor],
                   tables):
     if key_padding is None:
-        # A never-read placeholder pointer: the layout's row offsets (int32, never empty).
-        # Not a tensor cached here: one made by a first call inside the warm-up of
-        # torch.compile's CUDA graphs would be memory of the graphs' pool that no graph
-        # output accounts for.
-        return tables[0], tables[0], 0, 0, False
+        return _placeholder(tables), _placeholder(tables), 0, 0, False
     return key_padding, kv_limits, key_padding.stride(0), kv_limits.stride(0), True
 
 
 def _seed_pointer(seed: Optional[torch.Tensor], dropout_p: float, tables) -> torch.Tensor:
     """What the kernels' ``SEED`` pointer gets: with dropout the (1,) int64 seed on the
     inputs' device, which they read there (a CUDA graph then replays with the seed its
-    captured draw makes anew); without, the padding placeholder, never read."""
-    return seed if dropout_p > 0 else tables[0]
+    captured draw makes anew); without, :func:`_placeholder`."""
+    return seed if dropout_p > 0 else _placeholder(tables)
 
 
 def _on_tensors_device(launcher):
