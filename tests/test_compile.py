@@ -245,3 +245,20 @@ def test_layout_built_inside_compile_warns(given):
         warnings.simplefilter("always")
         torch.compile(fn, backend="eager")()
     assert not [w for w in caught if "sparseflash:" in str(w.message)]
+
+
+def test_unprepared_layout_with_padding_warns_under_compile():
+    """A padded Triton call reaches the layout's padding keys before its kernel tables:
+    an unprepared layout warns from there too."""
+    torch._dynamo.reset()
+    q, k, v = make_qkv(N=48, Nk=48, Hkv=2)
+    kpm = torch.zeros(1, 48, dtype=torch.bool)
+    kpm[0, -5:] = True
+    lay = sparseflash.Layout.from_block_mask(torch.ones(1, 3, 3, dtype=torch.bool), 48,
+                                             block=16)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.compile(lambda: sparseflash.attention(q, k, v, lay, key_padding_mask=kpm,
+                                                    backend="triton"), backend="eager")()
+    assert [w for w in caught if "sparseflash:" in str(w.message)]
+    torch._dynamo.reset()

@@ -17,6 +17,7 @@ try:  # torch.compiler.disable, but importing torch._dynamo only when first call
 except ImportError:  # pragma: no cover - a torch without it
     _eager_under_compile = torch.compiler.disable
 
+
 def warn_if_compiling(what: str) -> None:
     """Warn when ``what`` (a layout or its tables) is about to be built inside a function
     that ``torch.compile`` is tracing: the build runs eagerly there (see
@@ -323,8 +324,7 @@ class Layout:
         so the launcher and ``attention()`` (which must not import Triton) cannot
         disagree."""
         if self._kernel_meta is None:  # read on every attention() call: derive once
-            warn_if_compiling("a layout's kernel tables")
-            self.prepare()
+            self._prepare_in_call()
         return self._kernel_meta
 
     def kernel_tables(self) -> Tuple[torch.Tensor, ...]:
@@ -341,9 +341,15 @@ class Layout:
         :meth:`schedule_sizes`.
         """
         if self._kernel_tables is None:  # the hot path of every call: build the tuple once
-            warn_if_compiling("a layout's kernel tables")
-            self.prepare()
+            self._prepare_in_call()
         return self._kernel_tables
+
+    def _prepare_in_call(self) -> None:
+        """:meth:`prepare` for a call that met this layout unprepared (a layout made
+        neither by ``compile_layout`` nor by :meth:`to`), saying so under
+        ``torch.compile``."""
+        warn_if_compiling("a layout's kernel tables")
+        self.prepare()
 
     _KERNEL_TABLES = ("full_kv_offsets", "full_kv_flat", "partial_kv_offsets",
                       "partial_kv_flat", "partial_kv_codes", "full_q_offsets", "full_q_flat",
@@ -397,7 +403,7 @@ class Layout:
         masked per element and still computed.
         """
         if self._row_keys is None:
-            self.prepare()
+            self._prepare_in_call()
         full_keys, partial_keys, row_starts = self._row_keys
         B, Nk = key_padding_mask.shape
         positions = torch.arange(1, Nk + 1, device=key_padding_mask.device)
