@@ -154,13 +154,24 @@ def _seed_value(seed: Optional[torch.Tensor], dropout_p: float) -> int:
     return int(seed.item()) if dropout_p > 0 else 0
 
 
+def _strided_like(t: torch.Tensor, template: torch.Tensor) -> torch.Tensor:
+    """``t`` with the strides of ``torch.empty_like(template)``, which the custom ops'
+    fake implementations promise: a compiled graph views their outputs by those strides
+    (e.g. ``b h n d -> b n (h d)`` of a permuted q). The Triton kernels write such
+    tensors already; the torch backend's loops return contiguous ones."""
+    if t.stride() == torch.empty_like(template, device="meta").stride():
+        return t
+    return torch.empty_like(template).copy_(t)
+
+
 @torch.library.custom_op("sparseflash::attention_forward", mutates_args=())
 def _forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: List[torch.Tensor],
                 meta: List[int], scale: float, key_padding: Optional[torch.Tensor],
                 kv_limits: Optional[torch.Tensor], seed: torch.Tensor, dropout_p: float,
                 backend: str) -> Tuple[torch.Tensor, torch.Tensor]:
-    return _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_limits, seed,
-                         dropout_p, backend)
+    o, lse = _forward_impl(q, k, v, tables, meta, scale, key_padding, kv_limits, seed,
+                           dropout_p, backend)
+    return _strided_like(o, q), lse.contiguous()
 
 
 @_forward_op.register_fake
@@ -175,8 +186,9 @@ def _backward_op(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Te
                  meta: List[int], scale: float, key_padding: Optional[torch.Tensor],
                  kv_limits: Optional[torch.Tensor], seed: torch.Tensor, dropout_p: float,
                  backend: str) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    return _backward_impl(do, q, k, v, o, lse, tables, meta, scale, key_padding, kv_limits,
-                          seed, dropout_p, backend)
+    dq, dk, dv = _backward_impl(do, q, k, v, o, lse, tables, meta, scale, key_padding,
+                                kv_limits, seed, dropout_p, backend)
+    return _strided_like(dq, q), _strided_like(dk, k), _strided_like(dv, v)
 
 
 @_backward_op.register_fake
@@ -353,15 +365,19 @@ def _padding_tables(key_padding_mask, lay: Layout, B, Nk, device, backend):
                          f"{tuple(key_padding_mask.shape)}")
     if key_padding_mask.device != device:
         raise ValueError(f"key_padding_mask is on {key_padding_mask.device}, q on {device}")
+    # A compiled graph computes the tables in the graph, on the device, every call: the
+    # reuse below reads the mask's version counter, which dynamo cannot guard on.
+    compiling = torch.compiler.is_compiling()
     last = _LAST_PADDING
     # The same tensor object, unmodified since (in-place writes bump _version): reuse.
-    if (last is not None and last[0]() is key_padding_mask
+    if (not compiling and last is not None and last[0]() is key_padding_mask
             and last[1] == key_padding_mask._version and last[2] is lay and last[3] == backend):
         return last[4]
     limits = lay.padding_limits(key_padding_mask) if _use_triton(backend) else None
     tables = key_padding_mask.to(torch.int8).contiguous(), limits
-    _LAST_PADDING = (weakref.ref(key_padding_mask), key_padding_mask._version, lay, backend,
-                     tables)
+    if not compiling:
+        _LAST_PADDING = (weakref.ref(key_padding_mask), key_padding_mask._version, lay,
+                         backend, tables)
     return tables
 
 

@@ -27,6 +27,11 @@ class BlockSparseAttention(nn.Module):
         bias: bias on the q/k/v/out projections.
         num_kv_heads: key/value heads for GQA/MQA (default H).
         causal: intersect the pattern with ``causal``.
+        seq_len, kv_seq_len: the query (and key, default ``seq_len``) length the module
+            will see, when known: its layout is then built now and again whenever the
+            module moves to another device (``.to``, ``.cuda``), so that a first call under
+            ``torch.compile`` finds it ready and compiles to one graph. Other lengths
+            still work; their layouts are built on first use.
 
     ``forward(query (B, N, E), key=None (B, Nk, E), value=None, *, key_padding_mask=None
     (B, Nk) bool, True = padding) -> (B, N, E)``; self-attention when key/value are omitted.
@@ -38,7 +43,8 @@ class BlockSparseAttention(nn.Module):
 
     def __init__(self, embed_dim: int, num_heads: int, layout: str = "dense", *,
                  block: int = 128, dropout: float = 0.0, bias: bool = True,
-                 num_kv_heads: Optional[int] = None, causal: bool = False):
+                 num_kv_heads: Optional[int] = None, causal: bool = False,
+                 seq_len: Optional[int] = None, kv_seq_len: Optional[int] = None):
         super().__init__()
         num_kv_heads = num_heads if num_kv_heads is None else num_kv_heads
         if embed_dim % num_heads:
@@ -62,6 +68,25 @@ class BlockSparseAttention(nn.Module):
         self.v_proj = nn.Linear(embed_dim, kv_dim, bias=bias)
         self.out_proj = nn.Linear(embed_dim, embed_dim, bias=bias)
         self._layouts: Dict[Tuple[int, int, str], Layout] = {}
+        self.seq_len, self.kv_seq_len = _declared_lengths(seq_len, kv_seq_len)
+        self._build_declared()
+
+    def _build_declared(self) -> None:
+        """Build the layout of the declared lengths on the weights' device (not on the
+        meta device, where a model is only being described)."""
+        if self.seq_len is not None and self.q_proj.weight.device.type != "meta":
+            self.layout_for(self.seq_len, self.kv_seq_len)
+
+    def _apply(self, fn, recurse=True):
+        # Every device or dtype change (.to, .cuda, .half, to_empty) ends here. The cached
+        # layouts of the old device can no longer serve a forward (its inputs follow the
+        # weights), so they go, and the declared lengths are built on the new device.
+        device = self.q_proj.weight.device
+        module = super()._apply(fn, recurse)
+        if self.q_proj.weight.device != device:
+            self._layouts.clear()
+        self._build_declared()
+        return module
 
     def layout_for(self, seq_len: int, kv_seq_len: Optional[int] = None,
                    device=None) -> Layout:
@@ -99,9 +124,14 @@ class BlockSparseAttention(nn.Module):
         return self.out_proj(rearrange(out, "b h n d -> b n (h d)"))
 
     def extra_repr(self) -> str:
-        return (f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, "
+        text = (f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, "
                 f"num_kv_heads={self.num_kv_heads}, layout={self.layout_text!r}, "
                 f"block={self.block}, dropout={self.dropout}, causal={self.causal}")
+        if self.seq_len is not None:
+            text += f", seq_len={self.seq_len}"
+            if self.kv_seq_len != self.seq_len:
+                text += f", kv_seq_len={self.kv_seq_len}"
+        return text
 
     def get_extra_state(self) -> dict:
         return {"layout": self.layout_text, "causal": self.causal, "block": self.block}
@@ -119,6 +149,29 @@ class BlockSparseAttention(nn.Module):
         state["_layouts"] = {}  # compiled tables are a cache, not state
         return state
 
+    def __setstate__(self, state):
+        # Unpickling and copy.deepcopy restore the submodules first, then come here: the
+        # declared lengths are built again on the weights' device (modules pickled before
+        # lengths could be declared have none).
+        super().__setstate__(state)
+        self.__dict__.setdefault("seq_len", None)
+        self.__dict__.setdefault("kv_seq_len", None)
+        self._build_declared()
+
+
+def _declared_lengths(seq_len: Optional[int], kv_seq_len: Optional[int]
+                      ) -> Tuple[Optional[int], Optional[int]]:
+    """Checked ``(seq_len, kv_seq_len)`` of :class:`BlockSparseAttention`'s arguments."""
+    if seq_len is None:
+        if kv_seq_len is not None:
+            raise ValueError("kv_seq_len needs seq_len (the query length) too")
+        return None, None
+    kv_seq_len = seq_len if kv_seq_len is None else kv_seq_len
+    for name, value in (("seq_len", seq_len), ("kv_seq_len", kv_seq_len)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return seq_len, kv_seq_len
+
 
 def prepare_layouts(model: nn.Module, seq_len: int, kv_seq_len: Optional[int] = None,
                     device=None) -> int:
@@ -129,7 +182,8 @@ def prepare_layouts(model: nn.Module, seq_len: int, kv_seq_len: Optional[int] = 
 
     Call it before ``torch.compile(model)`` with the lengths the attention layers will see
     (a classifier that prepends a CLS token sees one more), so that the compiled forward
-    is one graph: a layout first built inside a compiled call splits the graph there."""
+    is one graph: a layout first built inside a compiled call splits the graph there.
+    (Modules built with ``seq_len=`` have that length's layout already.)"""
     modules = [m for m in model.modules() if isinstance(m, BlockSparseAttention)]
     for module in modules:
         module.layout_for(seq_len, kv_seq_len, device)

@@ -225,6 +225,55 @@ def test_module_compiled_after_layout_for_is_one_graph():
     assert len(graphs) == 1
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("padded", [False, True], ids=["no-padding", "padding"])
+def test_compiled_outputs_keep_the_strides_the_graph_was_traced_with(backend, padded):
+    """q, k, v as a module makes them (a head split of (B, N, H*D): permuted, not
+    contiguous), the output merged back (a view when traced), gradients through
+    aot_eager: the custom ops' outputs must have the strides their fake implementations
+    gave the tracer, or the view of the output (and the gradients' use) fails at run
+    time."""
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(2, 40, 3, 2, 16, generator=g)  # (B, N, q/k/v, H, D)
+    kpm = torch.zeros(2, 40, dtype=torch.bool)
+    kpm[1, 31:] = padded
+
+    def fn(x):
+        q, k, v = (x[:, :, i].transpose(1, 2) for i in range(3))  # (B, H, N, D) views
+        out = sparseflash.attention(q, k, v, "local(1) | global(1)", block=16,
+                                    key_padding_mask=kpm if padded else None, backend=backend)
+        return out.transpose(1, 2).reshape(2, 40, 32)  # a view where the strides allow
+
+    sparseflash.compile_layout("local(1) | global(1)", 40, block=16, num_heads=2)
+    results = []
+    for f in (fn, torch.compile(fn, backend="aot_eager", fullgraph=True)):
+        xi = x.clone().requires_grad_()
+        out = f(xi)
+        (grad,) = torch.autograd.grad(out, xi, torch.ones_like(out))
+        results.append((out, grad))
+    torch.testing.assert_close(results[1], results[0], atol=1e-5, rtol=1e-5)
+
+
+def test_module_with_declared_length_is_one_graph_from_the_first_call():
+    """BlockSparseAttention(seq_len=N) has its layout before any call: compiled, its first
+    call is one fullgraph graph and nothing warns."""
+    module = sparseflash.BlockSparseAttention(32, 2, "local(1) | global(1)", block=16,
+                                              seq_len=40)
+    x = torch.randn(1, 40, 32, generator=torch.Generator().manual_seed(2))
+    graphs = []
+
+    def counting_backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        compiled = torch.compile(module, backend=counting_backend, fullgraph=True)(x)
+    assert not [w for w in caught if "sparseflash:" in str(w.message)]
+    torch.testing.assert_close(compiled, module(x), atol=1e-6, rtol=1e-6)
+    assert len(graphs) == 1
+
+
 @pytest.mark.parametrize("given", ["pattern", "module"])
 def test_layout_built_inside_compile_warns(given):
     """A layout first built inside a compiled call says so (the graph splits there for

@@ -564,22 +564,27 @@ def test_speed_compile_option(tmp_path, monkeypatch):
     assert [(r["compile"], r["status"]) for r in result["rows"]] == [("reduce-overhead", "ok")]
 
 
-def test_compiled_lra_model_breaks_only_at_its_token_check():
-    """With its layouts prepared (``sparseflash.nn.prepare_layouts``), the LRA model under
-    torch.compile breaks its graph only where it reads the tokens' range and padding on
-    the host (``_check_tokens``), not in the attention layers."""
-    from sparseflash.nn import prepare_layouts
-
+def test_compiled_lra_model_is_one_graph_from_its_first_call():
+    """The LRA model declares its length to its attention layers, which build their layouts
+    at construction, and checks its tokens on the device under torch.compile: the whole
+    forward is one graph with no preparation step, its results eager's (padding masked in
+    both), and a bad token id still fails."""
     cfg = configs.get_config("listops", "tiny")
-    model = speed.build_speed_model(cfg, "local(1) | global(1)", 64)
-    assert prepare_layouts(model, 64 + (cfg.pooling == "cls")) == cfg.num_layers
+    model = speed.build_speed_model(cfg, "local(1) | global(1)", 64).eval()
     tokens = torch.randint(1, 10, (2, 64), generator=torch.Generator().manual_seed(0))
+    tokens[1, 50:] = 0  # padding
     torch._dynamo.reset()
     explained = torch._dynamo.explain(model)(tokens)
+    assert explained.graph_count == 1 and not explained.break_reasons, [
+        r.reason[:200] for r in explained.break_reasons]
     torch._dynamo.reset()
-    places = {frame.name for reason in explained.break_reasons
-              for frame in reason.user_stack[-1:]}
-    assert places <= {"_check_tokens"}, [r.reason[:200] for r in explained.break_reasons]
+    compiled = torch.compile(model, backend="aot_eager", fullgraph=True)
+    torch.testing.assert_close(compiled(tokens), model(tokens), atol=1e-5, rtol=1e-5)
+    bad = tokens.clone()
+    bad[0, 3] = lra_train.task_spec(cfg).vocab_size
+    with pytest.raises(RuntimeError, match="token ids must be in"):
+        compiled(bad)
+    torch._dynamo.reset()
 
 
 def test_resume_treats_fields_newer_than_the_checkpoint_as_defaults():

@@ -76,3 +76,62 @@ def test_state_dict_round_trip_and_pattern_mismatch_warning():
     with pytest.warns(UserWarning, match="keeps its own pattern"):
         other.load_state_dict(m.state_dict())
     assert other.pattern == "dense"
+
+
+def test_declared_length_is_built_at_construction():
+    m = BlockSparseAttention(32, 2, "local(1)", block=16, seq_len=48)
+    assert list(m._layouts) == [(48, 48, "cpu")]
+    assert m.layout_for(48) is m._layouts[(48, 48, "cpu")]  # the forward's lookup hits it
+    cross = BlockSparseAttention(32, 2, "dense", block=16, seq_len=20, kv_seq_len=50)
+    assert list(cross._layouts) == [(20, 50, "cpu")]
+    assert "seq_len=20, kv_seq_len=50" in repr(cross)
+    assert BlockSparseAttention(32, 2, "dense")._layouts == {}  # nothing declared
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"kv_seq_len": 32}, "needs seq_len"),
+    ({"seq_len": 0}, "positive int"),
+    ({"seq_len": 32.0}, "positive int"),
+    ({"seq_len": True}, "positive int"),
+    ({"seq_len": 32, "kv_seq_len": -1}, "kv_seq_len must be a positive int"),
+])
+def test_declared_length_errors(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        BlockSparseAttention(32, 2, "dense", block=16, **kwargs)
+
+
+def test_declared_length_follows_the_module_across_devices():
+    """Moving the module drops the old device's layouts and builds the declared one on the
+    new device; a dtype change keeps them. The meta device (a model only being described)
+    gets none, and to_empty builds it where the weights land."""
+    m = BlockSparseAttention(32, 2, "local(1)", block=16, seq_len=48)
+    m(torch.randn(1, 64, 32))  # an undeclared length, cached too
+    before = m._layouts[(48, 48, "cpu")]
+    m.to(torch.float64)
+    assert m._layouts[(48, 48, "cpu")] is before and (64, 64, "cpu") in m._layouts
+    m.to("meta")
+    assert m._layouts == {}
+    m.to_empty(device="cpu")
+    assert list(m._layouts) == [(48, 48, "cpu")]
+    with torch.device("meta"):
+        described = BlockSparseAttention(32, 2, "local(1)", block=16, seq_len=48)
+    assert described._layouts == {}
+    described.to_empty(device="cpu")
+    assert list(described._layouts) == [(48, 48, "cpu")]
+
+
+def test_declared_length_is_rebuilt_by_copies_and_pickles():
+    import copy
+
+    m = BlockSparseAttention(32, 2, "butterfly", block=16, seq_len=64)
+    x = torch.randn(1, 64, 32)
+    for clone in (copy.deepcopy(m), pickle.loads(pickle.dumps(m))):
+        assert list(clone._layouts) == [(64, 64, "cpu")]
+        assert torch.equal(clone(x), m(x))
+    # A module pickled before lengths could be declared has neither attribute.
+    state = m.__getstate__()
+    del state["seq_len"], state["kv_seq_len"]
+    old = BlockSparseAttention.__new__(BlockSparseAttention)
+    old.__setstate__(state)
+    assert old.seq_len is None and old._layouts == {}
+    assert torch.equal(old(x), m(x))

@@ -125,15 +125,17 @@ class SinusoidalPositions2D(nn.Module):
 class EncoderBlock(nn.Module):
     """Pre-LayerNorm Transformer block: ``x + Drop(Attn(LN(x)))``, then ``x + Drop(FFN(LN(x)))``.
 
-    ``forward(x (B, N, d), key_padding_mask (B, N) bool or None) -> (B, N, d)``.
+    ``forward(x (B, N, d), key_padding_mask (B, N) bool or None) -> (B, N, d)``;
+    ``seq_len``, when given, is the ``N`` whose attention layout is built ahead (see
+    ``BlockSparseAttention``).
     """
 
     def __init__(self, d_model: int, num_heads: int, ffn_dim: int, *, layout: str, block: int,
-                 dropout: float, attn_dropout: float):
+                 dropout: float, attn_dropout: float, seq_len: Optional[int] = None):
         super().__init__()
         self.norm1 = nn.LayerNorm(d_model)
         self.attn = BlockSparseAttention(d_model, num_heads, layout, block=block,
-                                         dropout=attn_dropout)
+                                         dropout=attn_dropout, seq_len=seq_len)
         self.norm2 = nn.LayerNorm(d_model)
         self.ffn = nn.Sequential(
             nn.Linear(d_model, ffn_dim), nn.GELU(), nn.Dropout(dropout), nn.Linear(ffn_dim, d_model)
@@ -170,6 +172,12 @@ class LRAClassifier(nn.Module):
 
     ``forward(tokens (B, N) integer) -> logits (B, C)``; :meth:`features` returns the pooled
     ``(B, d_model)`` representation before the classification head.
+
+    The attention layers build their layouts at construction (and on every move to another
+    device) for the full length, ``max_len`` or ``height * width`` tokens plus the CLS
+    token, so that ``torch.compile(model)`` is one graph from its first call: the token
+    check then runs on the device, and a model with a padding id masks every batch as if
+    it held padding (the results of a batch without any are the same).
     """
 
     def __init__(self, *, vocab_size: int, num_classes: int, d_model: int, num_heads: int,
@@ -216,9 +224,13 @@ class LRAClassifier(nn.Module):
         else:
             self.pos = None
         self.emb_drop = nn.Dropout(dropout)
+        full_len = (image_size[0] * image_size[1] if positional in ("2d", "sincos2d")
+                    else max_len)
+        if full_len is not None:
+            full_len += pooling == "cls"
         self.blocks = nn.ModuleList(
             EncoderBlock(d_model, num_heads, ffn_dim, layout=layout, block=block,
-                         dropout=dropout, attn_dropout=attn_dropout)
+                         dropout=dropout, attn_dropout=attn_dropout, seq_len=full_len)
             for _ in range(num_layers)
         )
         self.norm = nn.LayerNorm(d_model)
@@ -227,7 +239,8 @@ class LRAClassifier(nn.Module):
                                   nn.Linear(d_model, num_classes))
 
     def _check_tokens(self, tokens: torch.Tensor) -> bool:
-        """Validate ``tokens (B, N)``; return whether any token is padding (one host sync)."""
+        """Validate ``tokens (B, N)``; return whether any token is padding (one host sync;
+        none under ``torch.compile``)."""
         if not isinstance(tokens, torch.Tensor) or tokens.dim() != 2:
             shape = tuple(tokens.shape) if isinstance(tokens, torch.Tensor) else type(tokens)
             raise ValueError(f"tokens must be a (B, N) integer tensor, got {shape}")
@@ -235,6 +248,13 @@ class LRAClassifier(nn.Module):
             raise TypeError(f"tokens must be integer ids, got {tokens.dtype}")
         if tokens.numel() == 0:
             raise ValueError(f"empty batch {tuple(tokens.shape)}")
+        if torch.compiler.is_compiling():
+            # A host read would split the compiled graph here: the ids are checked on the
+            # device instead (an out-of-range id stops the program, as the embedding's own
+            # bounds check would), and a batch may hold padding wherever an id is padding.
+            torch._assert_async(((tokens >= 0) & (tokens < self.vocab_size)).all(),
+                                f"token ids must be in [0, {self.vocab_size})")
+            return self.pad_id is not None
         has_pad = (tokens == self.pad_id).any() if self.pad_id is not None else tokens.new_zeros(())
         # Out-of-range ids would be a device-side assert on CUDA; check them on the host.
         lo, hi, pad = torch.stack([tokens.min(), tokens.max(), has_pad.to(tokens.dtype)]).tolist()

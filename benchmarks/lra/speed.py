@@ -13,7 +13,10 @@ Pathfinder (the image it would be); otherwise 1-D learned positions.
 
 ``--compile MODE`` runs the model under ``torch.compile`` (e.g. ``reduce-overhead``, whose
 CUDA graphs take the host's launches out of short steps), with each attention layer's
-layout built before the first compiled call; results then go to
+layout built before the first compiled call. A compiled model cannot look at its tokens on
+the host, so for a task with a padding id (ListOps, text) it passes a padding mask on every
+step, and attention runs its padded kernels (no key block is skipped here, but the
+padded backward is not the fused one); results then go to
 ``lra-speed-<task>-<config>-compile-<MODE>-<hardware>.json``. Under CUDA graphs the peak
 memory counts from the second warm-up step on, which records the graphs and allocates
 their memory pool (the first step compiles).
@@ -76,16 +79,15 @@ def time_steps(cfg: LRAConfig, layout: str, seq_len: int, batch_size: int,
                compile_mode: Optional[str] = None) -> dict[str, Any]:
     """Time ``iters`` training steps after ``warmup`` untimed ones. With ``compile_mode``
     (a ``torch.compile`` mode: ``default``, ``reduce-overhead``, ...), the model's forward
-    and backward run compiled, its attention layouts built first (one graph; see
-    ``sparseflash.nn.prepare_layouts``), after at least three untimed steps (compile, and
+    and backward run compiled (one graph: the model builds its attention layouts at
+    construction, see :class:`~benchmarks.lra.model.LRAClassifier`), after at least three
+    untimed steps (compile, and
     under reduce-overhead the CUDA graphs' warm-up and recording); the optimizer step
     stays eager.
 
     Returns ``{"step_ms": [per-step ms], "peak_mem_mb": float or None}``; out-of-memory
     errors propagate (see :func:`measure`).
     """
-    from sparseflash.nn import prepare_layouts
-
     from .train import task_spec
 
     torch.manual_seed(0)
@@ -93,7 +95,6 @@ def time_steps(cfg: LRAConfig, layout: str, seq_len: int, batch_size: int,
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
     forward = model
     if compile_mode is not None:
-        prepare_layouts(model, seq_len + (cfg.pooling == "cls"))
         forward = torch.compile(model, mode=compile_mode)
         warmup = max(warmup, 3)
     # The modes that put the compiled code in CUDA graphs (torch.compile's documentation).
@@ -225,8 +226,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--compile", metavar="MODE",
                    choices=["default", "reduce-overhead", "max-autotune",
                             "max-autotune-no-cudagraphs"],
-                   help="run the model under torch.compile with this mode (the layouts are "
-                        "built first, so each attention layer stays in one graph)")
+                   help="run the model under torch.compile with this mode (the model builds "
+                        "its layouts at construction, so it compiles to one graph)")
     p.add_argument("--max-step-seconds", type=float,
                    help="skip longer sequences of a layout once its step exceeds this")
     p.add_argument("--out-dir", default="benchmarks/results", help="results directory")

@@ -27,8 +27,8 @@ def warn_if_compiling(what: str) -> None:
         warnings.warn(
             f"sparseflash: {what} is built inside a torch.compile'd call, which breaks the "
             "graph there for good; build it before compiling: compile_layout(...), "
-            "BlockSparseAttention.layout_for(seq_len), or "
-            "sparseflash.nn.prepare_layouts(model, seq_len)", stacklevel=3)
+            "BlockSparseAttention(..., seq_len=N) or its layout_for(N), or "
+            "sparseflash.nn.prepare_layouts(model, N)", stacklevel=3)
 
 
 # What a partial block's element mask is, besides the bounds (k < kv_seq_len) that every
