@@ -548,6 +548,7 @@ def test_default_scale(backend):
     torch.testing.assert_close(a, b, atol=0, rtol=0)
 
 
+@pytest.mark.triton_on_cpu
 def test_backends_agree():
     q, k, v = make_qkv(1, 4, 2, 97, 60, 40, seed=19)
     kpm = torch.rand(1, 60, generator=torch.Generator().manual_seed(1)) < 0.2
@@ -651,6 +652,7 @@ def test_layout_meta_is_the_layouts_kernel_meta_field_by_field():
                                  lay.schedule_sizes("q")[0], lay.mean_blocks("q"))
 
 
+@pytest.mark.triton_on_cpu
 def test_padding_tables_are_reused_for_the_same_mask_only():
     """One mask through several layers builds its tables once; an in-place edit or another
     mask builds them again (a stale table would silently attend to the wrong keys)."""

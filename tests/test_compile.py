@@ -296,6 +296,7 @@ def test_layout_built_inside_compile_warns(given):
     assert not [w for w in caught if "sparseflash:" in str(w.message)]
 
 
+@pytest.mark.triton_on_cpu
 def test_unprepared_layout_with_padding_warns_under_compile():
     """A padded Triton call reaches the layout's padding keys before its kernel tables:
     an unprepared layout warns from there too."""

@@ -106,6 +106,7 @@ def test_dropout_keeps_lse(backend):
 SEEDS = [0, 1, 12345, 2**31 - 1, 2**31 + 5, 2**32, 2**40 + 7, 2**62 - 1]
 
 
+@pytest.mark.triton_on_cpu
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("p,bh", [(0.1, 0), (0.5, 3), (0.9, 1000)])
 def test_triton_keep_mask_equals_torch(seed, p, bh):
@@ -143,6 +144,7 @@ def test_draws_sharing_a_philox_call_are_uncorrelated():
         assert abs(corr.item()) < 5 / math.sqrt(N * (Nk - shift)), shift
 
 
+@pytest.mark.triton_on_cpu
 def test_keep_mask_depends_on_seed_and_head():
     a = keep_mask(5, 0.5, 0, 32, 32, "cpu")
     assert not torch.equal(a, keep_mask(6, 0.5, 0, 32, 32, "cpu"))
@@ -200,6 +202,7 @@ def test_keep_rate_end_to_end(backend, p):
     dict(B=2, Hq=2, Hkv=2, N=320, Nk=320, layout="local(0) | global(1)", block=16,
          kpm=True),
 ], ids=["dense", "gqa-causal-padding", "mqa-per-head", "split-global-row"])
+@pytest.mark.triton_on_cpu
 def test_backends_agree_with_dropout(case):
     q, k, v = make_qkv(case["B"], case["Hq"], case["Hkv"], case["N"], case["Nk"], 16, seed=4)
     kpm = None
