@@ -362,6 +362,40 @@ def test_losses_depend_on_the_seed(uninterrupted, listops_data, tmp_path):
     assert other["step_losses"][2] != full["step_losses"][2]
 
 
+def test_compiled_training_matches_eager(uninterrupted, listops_data, tmp_path, monkeypatch):
+    """``compile_mode``: the training steps run through torch.compile with that mode, as
+    one graph (the model's layouts are built at construction, its tokens checked on the
+    device), and train as the eager run does; the results record the mode. aot_eager
+    stands in for Inductor (no C++ compiler needed)."""
+    from torch._dynamo.backends.registry import lookup_backend
+
+    real_compile, aot_eager = torch.compile, lookup_backend("aot_eager")
+    modes, graphs = [], []
+
+    def counting_aot_eager(gm, example_inputs):
+        graphs.append(gm)
+        return aot_eager(gm, example_inputs)
+
+    def compile_stand_in(model, mode=None):
+        modes.append(mode)
+        return real_compile(model, backend=counting_aot_eager)
+
+    monkeypatch.setattr(torch, "compile", compile_stand_in)
+    torch._dynamo.reset()
+    try:
+        compiled = _run(small_listops(), listops_data, tmp_path, compile_mode="default")
+    finally:
+        torch._dynamo.reset()
+    _, full = uninterrupted
+    assert modes == ["default"] and len(graphs) == 1
+    assert compiled["status"] == "finished" and compiled["compile"] == "default"
+    assert sorted(compiled["step_losses"]) == sorted(full["step_losses"])
+    for step, loss in full["step_losses"].items():
+        assert compiled["step_losses"][step] == pytest.approx(loss, rel=1e-4), step
+    with pytest.raises(lra_train.SetupError, match="unknown mode 'fast'"):
+        _run(small_listops(), listops_data, tmp_path, compile_mode="fast")
+
+
 def test_metrics_json_csv_png(uninterrupted):
     tmp, full = uninterrupted
     name = full["name"]

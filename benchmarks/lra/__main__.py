@@ -18,8 +18,8 @@ import shlex
 import sys
 from typing import Optional, Sequence
 
-from .configs import (TASK_ALIASES, TASKS, VARIANTS, LRAConfig, apply_overrides,
-                      fine_tunes_from, get_config, resolve_task, variants)
+from .configs import (COMPILE_MODES, TASK_ALIASES, TASKS, VARIANTS, LRAConfig,
+                      apply_overrides, fine_tunes_from, get_config, resolve_task, variants)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,6 +63,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, help="torch CPU threads (default: the config's)")
     p.add_argument("--tag", help="extra word in the result names (default: the layout, when "
                                  "--layout differs from the config's)")
+    p.add_argument("--compile", metavar="MODE",
+                   choices=COMPILE_MODES,
+                   help="run the training steps under torch.compile with this mode "
+                        "(reduce-overhead: in CUDA graphs, for short steps on a GPU; "
+                        "one process only)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--list", action="store_true", help="list the configurations and exit")
     return p
@@ -149,7 +154,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               resume=args.resume, max_minutes=args.max_minutes, stop_at_step=args.stop_at_step,
               init_from=args.init_from, data_dir=args.data_dir, tag=tag,
               command=shlex.join(["python", "-m", "benchmarks.lra"] + argv),
-              progress=not args.no_progress)
+              progress=not args.no_progress, compile_mode=args.compile)
     except SetupError as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2

@@ -49,6 +49,11 @@ SCHEDULES: tuple[str, ...] = ("cosine", "linear", "inverse_sqrt")
 # Kept in step with benchmarks.lra.model.POSITIONALS (this module imports no torch).
 POSITIONALS: tuple[str, ...] = ("learned", "2d", "sincos2d", "none")
 AUGMENTS: tuple[str, ...] = ("none", "dihedral")
+# torch.compile's modes (its documentation), and those that put the code in CUDA graphs:
+# the choices of ``--compile`` in training (benchmarks.lra) and timing (benchmarks.lra.speed).
+COMPILE_MODES: tuple[str, ...] = ("default", "reduce-overhead", "max-autotune",
+                                  "max-autotune-no-cudagraphs")
+CUDA_GRAPH_MODES: tuple[str, ...] = ("reduce-overhead", "max-autotune")
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ from typing import Any, Optional, Sequence
 import torch
 import torch.nn.functional as F
 
-from .configs import LRAConfig, get_config, resolve_task
+from .configs import COMPILE_MODES, CUDA_GRAPH_MODES, LRAConfig, get_config, resolve_task
 from .model import LRAClassifier
 
 
@@ -97,8 +97,7 @@ def time_steps(cfg: LRAConfig, layout: str, seq_len: int, batch_size: int,
     if compile_mode is not None:
         forward = torch.compile(model, mode=compile_mode)
         warmup = max(warmup, 3)
-    # The modes that put the compiled code in CUDA graphs (torch.compile's documentation).
-    graphs = compile_mode in ("reduce-overhead", "max-autotune")
+    graphs = compile_mode in CUDA_GRAPH_MODES
     spec = task_spec(cfg)
     low = 1 if spec.pad_id == 0 else 0  # no padding token in the input
     tokens = torch.randint(low, spec.vocab_size, (batch_size, seq_len), device=device)
@@ -224,8 +223,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--device", help="cpu or cuda (default: cuda if available)")
     p.add_argument("--threads", type=int, help="torch CPU threads")
     p.add_argument("--compile", metavar="MODE",
-                   choices=["default", "reduce-overhead", "max-autotune",
-                            "max-autotune-no-cudagraphs"],
+                   choices=COMPILE_MODES,
                    help="run the model under torch.compile with this mode (the model builds "
                         "its layouts at construction, so it compiles to one graph)")
     p.add_argument("--max-step-seconds", type=float,

@@ -9,6 +9,10 @@ One call of :func:`train` is one *sitting* of a run:
   uninterrupted run would have seen without saving any loader state.
 * Validation every ``eval_interval`` steps; the final test uses the weights with the best
   validation accuracy.
+* ``compile_mode`` (``--compile MODE``) runs the training steps' forward and backward under
+  ``torch.compile`` (one graph: the model builds its attention layouts at construction);
+  ``reduce-overhead`` puts them in CUDA graphs, which take the host's kernel launches out
+  of short steps. Evaluation stays eager. One process only.
 * A checkpoint every ``checkpoint_interval`` steps, at the end, and when a sitting stops early
   (``max_minutes``, ``stop_at_step``, SIGTERM, first Ctrl-C). It holds the model, optimizer,
   scheduler, step, every rank's RNG states (torch, CUDA, numpy, random) and train-metric sums,
@@ -58,7 +62,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 from torch import nn
 
-from .configs import LRAConfig
+from .configs import COMPILE_MODES, CUDA_GRAPH_MODES, LRAConfig
 from .model import LRAClassifier, adapt_state_dict, count_parameters
 
 CHECKPOINT_FORMAT = 1
@@ -691,6 +695,7 @@ def train(
     tag: Optional[str] = None,
     command: Optional[str] = None,
     progress: bool = True,
+    compile_mode: Optional[str] = None,
 ) -> dict[str, Any]:
     """Run (or continue) one sitting of training; returns the results summary.
 
@@ -712,6 +717,8 @@ def train(
         tag: extra word in the run name (default: the layout, when it is not the config's).
         command: the command line to record (default: this process's ``sys.argv``).
         progress: show the tqdm progress bar (rank 0).
+        compile_mode: a ``torch.compile`` mode (:data:`COMPILE_MODES`) for the training
+            steps, or None to run them eagerly.
 
     Returns:
         the summary written to ``<name>.json``, plus ``"step_losses"``: ``{step: loss}``
@@ -730,7 +737,7 @@ def train(
                          resume=resume, max_minutes=max_minutes, stop_at_step=stop_at_step,
                          init_from=init_from, data=data, data_dir=data_dir, tag=tag,
                          command=command or shlex.join([sys.executable] + sys.argv),
-                         progress=progress)
+                         progress=progress, compile_mode=compile_mode)
         if env.owns_group:
             # Every rank past its last collective (and rank 0 past its writes) before any
             # tears the group down: a gloo rank whose peer closed its connections while it
@@ -747,7 +754,15 @@ def train(
 def _train(cfg: LRAConfig, env: DistEnv, tqdm: Any, *, t_start: float, out_dir: Path,
            ckpt_dir: Path, resume: Any, max_minutes: Optional[float],
            stop_at_step: Optional[int], init_from: Any, data: Any, data_dir: Any,
-           tag: Optional[str], command: str, progress: bool) -> dict[str, Any]:
+           tag: Optional[str], command: str, progress: bool,
+           compile_mode: Optional[str]) -> dict[str, Any]:
+    if compile_mode is not None and compile_mode not in COMPILE_MODES:
+        raise SetupError(f"--compile: unknown mode {compile_mode!r} (one of "
+                         f"{', '.join(COMPILE_MODES)})")
+    if compile_mode is not None and env.distributed:
+        # DistributedDataParallel under torch.compile splits the graph at its gradient
+        # buckets; that has not been tried here, so it is refused rather than run untested.
+        raise SetupError("--compile runs in one process only; drop it under torchrun")
     hardware = hardware_name(env)
     name = run_name(cfg, hardware, tag)
     ckpt_path = ckpt_dir / f"{name}.pt"
@@ -848,6 +863,12 @@ def _train(cfg: LRAConfig, env: DistEnv, tqdm: Any, *, t_start: float, out_dir: 
     if env.distributed:
         model = nn.parallel.DistributedDataParallel(
             core, device_ids=[env.device.index] if env.device.type == "cuda" else None)
+    # What a training step calls: the model, or the compiled model over the same weights
+    # (the checkpoints and evaluation keep using ``core``, whose state dict has no prefix).
+    step_model: Callable[[torch.Tensor], torch.Tensor] = model
+    if compile_mode is not None:
+        step_model = torch.compile(core, mode=compile_mode)
+    graphs = compile_mode in CUDA_GRAPH_MODES and env.device.type == "cuda"
 
     # -- static metadata of the results file
     meta = {
@@ -857,7 +878,7 @@ def _train(cfg: LRAConfig, env: DistEnv, tqdm: Any, *, t_start: float, out_dir: 
         "model": {"parameters": count_parameters(core), "seq_len": model_seq_len(cfg)},
         "data": {k: len(v) for k, v in data.items()},
         "hardware": hardware_info(env), "versions": versions(),
-        "checkpoint": str(ckpt_path), "init_from": init_info,
+        "checkpoint": str(ckpt_path), "init_from": init_info, "compile": compile_mode,
     }
 
     def summary(status: str, test: Optional[dict[str, float]] = None) -> dict[str, Any]:
@@ -935,8 +956,12 @@ def _train(cfg: LRAConfig, env: DistEnv, tqdm: Any, *, t_start: float, out_dir: 
             tokens, labels = data["train"].batch(sampler.indices(step), draws)
             tokens = tokens.to(env.device, non_blocking=True)
             labels = labels.to(env.device, non_blocking=True)
+            if graphs:
+                # A new step: the CUDA graphs may reuse the last step's outputs' memory
+                # (read by now: the loss and the correct count below are new tensors).
+                torch.compiler.cudagraph_mark_step_begin()
             with _autocast(env.device):
-                logits = model(tokens)
+                logits = step_model(tokens)
             loss = F.cross_entropy(logits.float(), labels)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
