@@ -158,8 +158,11 @@ def _strided_like(t: torch.Tensor, template: torch.Tensor) -> torch.Tensor:
     """``t`` with the strides of ``torch.empty_like(template)``, which the custom ops'
     fake implementations promise: a compiled graph views their outputs by those strides
     (e.g. ``b h n d -> b n (h d)`` of a permuted q). The Triton kernels write such
-    tensors already; the torch backend's loops return contiguous ones."""
-    if t.stride() == torch.empty_like(template, device="meta").stride():
+    tensors already; the torch backend's loops return contiguous ones. ``t`` is dense (every
+    implementation allocates its outputs whole), so strides equal to the template's are
+    the fake's too: the first test skips making a meta tensor (~3 us) on every call."""
+    if (t.stride() == template.stride()
+            or t.stride() == torch.empty_like(template, device="meta").stride()):
         return t
     return torch.empty_like(template).copy_(t)
 
