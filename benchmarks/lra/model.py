@@ -251,7 +251,7 @@ class LRAClassifier(nn.Module):
         if torch.compiler.is_compiling():
             # A host read would split the compiled graph here: the ids are checked on the
             # device instead (an out-of-range id stops the program, as the embedding's own
-            # bounds check would), and a batch may hold padding wherever an id is padding.
+            # bounds check would), and with a padding id every batch is treated as padded.
             torch._assert_async(((tokens >= 0) & (tokens < self.vocab_size)).all(),
                                 f"token ids must be in [0, {self.vocab_size})")
             return self.pad_id is not None
