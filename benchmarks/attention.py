@@ -15,6 +15,13 @@ being the fraction of blocks on. Each row also records the wall time of the meth
 forward and backward call in the process (``first_call_s``, ``first_backward_s``): compile
 and autotune time for the first pattern at a (D, dtype), launch time after. Rows go to ``benchmarks/results/<gpu>-attention.json``
 (appended per run, with the command, GPU, versions) and a markdown table is printed.
+
+``--timer cudagraph`` times every method with ``triton.testing.do_bench_cudagraph``
+instead: each call (a forward, or a forward and its backward) captured many times over in
+one CUDA graph and replayed, so that no method's time includes the host's launches, which
+set the time of calls shorter than ~1 ms on some hosts (NOTES v26). No L2 flush between
+calls there (inputs of 32-64 MB partly stay in the 50 MB L2): the figures suit comparing
+methods with one another, not with ``events`` figures. Rows record their ``timer``.
 """
 
 from __future__ import annotations
@@ -72,15 +79,19 @@ def _check(out, reference, name, tol):
     return err
 
 
-def _time(fn, mode, inputs):
-    """-> (median ms of one call by ``do_bench``, its kernels' summed CUDA time in ms).
+TIMERS = ("events", "cudagraph")
+
+
+def _time(fn, mode, inputs, timer: str = "events"):
+    """-> (median ms of one call by ``do_bench``, or with ``timer="cudagraph"`` by
+    ``do_bench_cudagraph``, and its kernels' summed CUDA time in ms).
 
     The second is what the GPU was busy with per call (the torch profiler over a few calls,
     back to back, without do_bench's L2 flush between them): where it falls well short of
     the first, the host's launches, not the kernels, set the row's time. A diagnostic, not
     a figure: the profiler read the D=128 ping-pong forward 12% under and 19% over its
     CUDA-event time in two rounds (benchmarks/NOTES.md, v24)."""
-    from triton.testing import do_bench
+    from triton import testing
     if mode == "fwd":
         step = fn
     else:
@@ -93,7 +104,10 @@ def _time(fn, mode, inputs):
         else:
             def step():
                 torch.autograd.grad(out, inputs, grad, retain_graph=True)
-    ms = do_bench(step, warmup=25, rep=100, return_mode="median")
+    if timer == "cudagraph":
+        ms = testing.do_bench_cudagraph(step, rep=100, return_mode="median")
+    else:
+        ms = testing.do_bench(step, warmup=25, rep=100, return_mode="median")
     return ms, _kernel_ms(step)
 
 
@@ -172,13 +186,19 @@ def run(args) -> list:
                             if method in FORWARD_ONLY and mode != "fwd":
                                 continue
                             peak = _peak_mb(fn, mode, (q, k, v))
-                            ms, kernel_ms = _time(fn, mode, (q, k, v))
+                            try:
+                                ms, kernel_ms = _time(fn, mode, (q, k, v), args.timer)
+                            except Exception as exc:  # e.g. a peer that cannot be captured
+                                print(f"  {method} on {pattern!r} N={N} D={D} {mode}: timing "
+                                      f"failed: {type(exc).__name__}: "
+                                      f"{str(exc).splitlines()[0][:200]}", file=sys.stderr)
+                                continue
                             tflops = _flops(layout, B, H, N, N, D, mode) / (ms * 1e-3) / 1e12
                             row = dict(method=method, pattern=pattern, density=layout.density,
                                        N=N, B=B, H=H, D=D, dtype=dtype_name, mode=mode, ms=ms,
                                        tflops=tflops, peak_mb=peak, max_err=err, gpu=gpu,
                                        first_call_s=first_s, first_backward_s=first_bwd_s,
-                                       kernel_ms=kernel_ms)
+                                       kernel_ms=kernel_ms, timer=args.timer)
                             rows.append(row)
                             print(f"{method:12s} {pattern:34s} N={N:6d} D={D:3d} {mode:7s} "
                                   f"{ms:8.3f} ms {tflops:7.1f} TFLOP/s peak {peak:8.1f} MB "
@@ -220,6 +240,10 @@ def main(argv=None):
     p.add_argument("--heads", type=int, default=16)
     p.add_argument("--block", type=int, default=128)
     p.add_argument("--out", default=None, help="JSON path (default results/<gpu>-attention.json)")
+    p.add_argument("--timer", choices=TIMERS, default="events",
+                   help="events: do_bench (CUDA events around calls, L2 flushed before each); "
+                        "cudagraph: do_bench_cudagraph (calls replayed from a CUDA graph, no "
+                        "host launches in the time)")
     p.add_argument("--note", default=None,
                    help="free text kept in the record, e.g. what else ran on the machine")
     args = p.parse_args(argv)

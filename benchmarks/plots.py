@@ -37,7 +37,7 @@ RESULTS = Path(__file__).parent / "results"
 DEFAULT_OUT_DIR = RESULTS / "plots"
 
 #: What identifies one measurement of benchmarks/attention.py.
-MEASUREMENT_KEY = ("gpu", "method", "pattern", "N", "B", "H", "D", "dtype", "mode")
+MEASUREMENT_KEY = ("gpu", "method", "pattern", "N", "B", "H", "D", "dtype", "mode", "timer")
 #: The methods drawn against density (those that can skip blocks).
 DENSITY_METHODS = ("sparseflash", "sparseflash-kernel", "flex")
 
@@ -121,6 +121,15 @@ def newest_rows(records: Sequence[Dict], key: Sequence[str] = MEASUREMENT_KEY) -
             group[row.get("mode")] = row
         winners.update(groups)
     return [row for group in winners.values() for row in group.values()]
+
+
+def events_rows_first(rows: Sequence[Dict]) -> List[Dict]:
+    """The rows timed by CUDA events around calls (``benchmarks.attention``'s default
+    timer; rows from before ``--timer`` existed have none) where there are any, else all:
+    figures from replayed CUDA graphs (``--timer cudagraph``) are not comparable with them,
+    so one figure never mixes the two."""
+    events = [r for r in rows if r.get("timer", "events") == "events"]
+    return events or list(rows)
 
 
 def _ok(row: Dict, field: str) -> bool:
@@ -566,6 +575,7 @@ def main(argv: Optional[Sequence[str]] = None) -> List[Path]:
         rows = newest_rows(records)
         if not rows:
             sys.exit(f"nothing to plot: {', '.join(paths)} hold no rows")
+        rows = events_rows_first(rows)
         written = plot_attention(rows, Path(args.out_dir))
     if not written:
         sys.exit(f"nothing to plot: no figure could be drawn from {', '.join(paths)}")

@@ -55,6 +55,18 @@ def test_rows_on_different_gpus_are_different_measurements(tmp_path):
     assert sorted((r["gpu"], r["tflops"]) for r in rows) == [("A", 1.0), ("B", 2.0)]
 
 
+def test_graph_timed_rows_neither_replace_nor_join_event_timed_ones(tmp_path):
+    """A newer --timer cudagraph record keeps its own rows (the timer is part of the
+    measurement's key), and the figures draw the event-timed rows where there are any."""
+    path = _write(tmp_path, "r.json", [dict(gpu="G", rows=[_row(tflops=1.0)]),
+                                       dict(gpu="G", rows=[_row(tflops=9.0, timer="cudagraph")])])
+    rows = plots.newest_rows(plots.load_records([path]))
+    assert sorted(r["tflops"] for r in rows) == [1.0, 9.0]
+    assert [r["tflops"] for r in plots.events_rows_first(rows)] == [1.0]
+    graphs_only = [r for r in rows if r.get("timer") == "cudagraph"]
+    assert plots.events_rows_first(graphs_only) == graphs_only
+
+
 def test_e6_key_lets_a_newer_failure_replace_every_mode_of_an_older_success():
     old = dict(gpu="G", _position=(0, 0), rows=[
         _row(method="flex", mode=m, status="ok") for m in ("fwd", "bwd", "fwd+bwd")])
@@ -439,3 +451,28 @@ def test_cold_start_tuning_record_lists_every_candidate_and_the_pick(monkeypatch
     assert rows[0]["candidates"] == [dict(config="128x64/w8/s3", ms=1.0),
                                      dict(config="64x64/w4/s2", ms=1.2)]
     assert rows[1]["candidates"] == []
+
+
+@pytest.mark.parametrize("timer, used", [("events", "do_bench"),
+                                         ("cudagraph", "do_bench_cudagraph")])
+def test_attention_timer_picks_the_bench_function(monkeypatch, timer, used):
+    """benchmarks.attention --timer: CUDA events around calls (do_bench) or calls replayed
+    from a CUDA graph (do_bench_cudagraph), the step being the same fwd+bwd."""
+    import benchmarks.attention as attention
+    from triton import testing
+
+    calls = []
+
+    def stand_in(name):
+        def bench(step, **kwargs):
+            calls.append(name)
+            step()  # the timed step runs the forward and its backward
+            return 1.25
+        return bench
+
+    for name in ("do_bench", "do_bench_cudagraph"):
+        monkeypatch.setattr(testing, name, stand_in(name))
+    monkeypatch.setattr(attention, "_kernel_ms", lambda step: 0.5)
+    q = torch.randn(1, 1, 4, 16, requires_grad=True)
+    assert attention._time(lambda: q * 2, "fwd+bwd", (q,), timer) == (1.25, 0.5)
+    assert calls == [used]
