@@ -57,7 +57,10 @@ def _reference(q, k, v, layout):
     if N <= 8192:
         # In float32: the naive method in bf16 rounds the scores and P to bf16 and is itself
         # off by ~0.02 at N = 4096 (sparseflash and Flex then agree with each other, not it).
-        return METHODS["naive"](q.float(), k.float(), v.float(), layout)(), None
+        # Without autograd: a reference with a graph would keep q's, k's and v's gradient
+        # nodes alive on this stream, which breaks a CUDA-graph capture of their backward.
+        with torch.no_grad():
+            return METHODS["naive"](q.float(), k.float(), v.float(), layout)(), None
     from sparseflash.reference import block_forward
     nq = layout.num_q_blocks
     rows = sorted({0, 1, nq // 2, nq - 2, nq - 1})
@@ -98,6 +101,10 @@ def _time(fn, mode, inputs, timer: str = "events"):
         out = fn()
         grad = torch.randn_like(out)
         if mode == "fwd+bwd":
+            # Not kept: a live output keeps its autograd graph, whose nodes belong to this
+            # stream, and do_bench_cudagraph's capture on another stream then fails.
+            del out
+
             def step():
                 o = fn()
                 torch.autograd.grad(o, inputs, grad)
@@ -105,6 +112,10 @@ def _time(fn, mode, inputs, timer: str = "events"):
             def step():
                 torch.autograd.grad(out, inputs, grad, retain_graph=True)
     if timer == "cudagraph":
+        if mode == "bwd":
+            raise ValueError("--timer cudagraph times fwd and fwd+bwd (a backward alone "
+                             "would replay a graph built outside the capture)")
+        torch.cuda.synchronize()  # its capture stream does not wait for this one
         ms = testing.do_bench_cudagraph(step, rep=100, return_mode="median")
     else:
         ms = testing.do_bench(step, warmup=25, rep=100, return_mode="median")
@@ -151,8 +162,9 @@ def run(args) -> list:
                     causal = pattern.strip() == "causal"
                     reference = None
                     if pattern.strip() in ("dense", "causal"):
-                        reference = torch.nn.functional.scaled_dot_product_attention(
-                            q, k, v, is_causal=causal)
+                        with torch.no_grad():  # see _reference
+                            reference = torch.nn.functional.scaled_dot_product_attention(
+                                q, k, v, is_causal=causal)
                     for method in args.methods:
                         if method in DENSE_ONLY and pattern.strip() not in ("dense", "causal"):
                             continue
@@ -247,6 +259,8 @@ def main(argv=None):
     p.add_argument("--note", default=None,
                    help="free text kept in the record, e.g. what else ran on the machine")
     args = p.parse_args(argv)
+    if args.timer == "cudagraph" and "bwd" in args.modes:
+        p.error("--timer cudagraph times the modes fwd and fwd+bwd, not bwd")
     if not torch.cuda.is_available():
         sys.exit("this benchmark needs a CUDA GPU")
     started = time.time()

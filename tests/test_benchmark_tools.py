@@ -473,6 +473,7 @@ def test_attention_timer_picks_the_bench_function(monkeypatch, timer, used):
     for name in ("do_bench", "do_bench_cudagraph"):
         monkeypatch.setattr(testing, name, stand_in(name))
     monkeypatch.setattr(attention, "_kernel_ms", lambda step: 0.5)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
     q = torch.randn(1, 1, 4, 16, requires_grad=True)
     assert attention._time(lambda: q * 2, "fwd+bwd", (q,), timer) == (1.25, 0.5)
     assert calls == [used]
