@@ -394,6 +394,14 @@ def test_compiled_training_matches_eager(uninterrupted, listops_data, tmp_path, 
         assert compiled["step_losses"][step] == pytest.approx(loss, rel=1e-4), step
     with pytest.raises(lra_train.SetupError, match="unknown mode 'fast'"):
         _run(small_listops(), listops_data, tmp_path, compile_mode="fast")
+    # Under torchrun (a world of two here) it is refused before anything runs.
+    two_ranks = lra_train.DistEnv(rank=0, world_size=2, local_rank=0,
+                                  device=torch.device("cpu"))
+    with pytest.raises(lra_train.SetupError, match="one process only"):
+        lra_train._train(small_listops(), two_ranks, None, t_start=0.0, out_dir=tmp_path,
+                         ckpt_dir=tmp_path, resume=None, max_minutes=None, stop_at_step=None,
+                         init_from=None, data=listops_data, data_dir=None, tag=None,
+                         command="test", progress=False, compile_mode="default")
 
 
 def test_metrics_json_csv_png(uninterrupted):
