@@ -20,8 +20,8 @@ import triton
 import triton.language as tl
 
 from .common import (ENTRY_FULL_END, ENTRY_FULL_START, ENTRY_PARTIAL_END, ENTRY_PARTIAL_START,
-                     ENTRY_SLOT, consecutive_run, dropout_keep, head_dim_mask, key_bound_mask,
-                     mma, scheduled_program, tile_mask, walk_ends)
+                     ENTRY_SLOT, consecutive_run, dropout_keep, dropout_seed, head_dim_mask,
+                     key_bound_mask, mma, scheduled_program, tile_mask, walk_ends)
 
 
 @triton.jit
@@ -155,12 +155,7 @@ def attention_dkdv_kernel(
         kv_h = bhk % H_KV
         start_n = pid_n * BLOCK_N
         kb = start_n // LAYOUT_BLOCK
-    # The dropout seed is read on the device: a CUDA graph that captured this launch
-    # replays it with the seed its captured draw makes anew.
-    if HAS_DROPOUT:
-        seed = tl.load(SEED)
-    else:
-        seed = 0
+    seed = dropout_seed(SEED, HAS_DROPOUT)
     offs_n = start_n + tl.arange(0, BLOCK_N)
     offs_d = tl.arange(0, BLOCK_D)
     n_ok = offs_n < Nk
@@ -316,12 +311,7 @@ def attention_dq_kernel(
     # indices from registers, which measured 3-6% slower here at D=128 (NOTES, v16).
     entry, q_block, tile, b, h, pid_g = scheduled_program(
         SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS, LAYOUT_BLOCK // BLOCK_M)
-    # The dropout seed is read on the device: a CUDA graph that captured this launch
-    # replays it with the seed its captured draw makes anew.
-    if HAS_DROPOUT:
-        seed = tl.load(SEED)
-    else:
-        seed = 0
+    seed = dropout_seed(SEED, HAS_DROPOUT)
     bh = b * H + h
     kv_h = h // GROUP
     offs_m = q_block * LAYOUT_BLOCK + tile * BLOCK_M + tl.arange(0, BLOCK_M)

@@ -82,6 +82,17 @@ KEYS_PER_PHILOX = tl.constexpr(8)
 
 
 @triton.jit
+def dropout_seed(SEED, HAS_DROPOUT: tl.constexpr):
+    """The Philox seed for :func:`dropout_keep`, read on the device from ``SEED`` ((1,)
+    int64) with dropout, else 0: a CUDA graph that captured the launch replays it with the
+    seed its captured draw makes anew."""
+    if HAS_DROPOUT:
+        return tl.load(SEED)
+    else:
+        return 0
+
+
+@triton.jit
 def dropout_keep(seed, bh, offs_m, start_n, BLOCK_N: tl.constexpr, keep_threshold):
     """bool (BLOCK_M, BLOCK_N) for keys ``start_n + arange(BLOCK_N)``, ``start_n`` a
     multiple of 8: True = kept.

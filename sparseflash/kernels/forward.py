@@ -12,8 +12,9 @@ import triton
 import triton.language as tl
 
 from .common import (ENTRY_FULL_START, ENTRY_PARTIAL_START, ENTRY_SLOT, block_at,
-                     consecutive_run, dropout_keep, head_dim_mask, key_bound_mask,
-                     listed_stretch, mma, scheduled_program, tile_mask, walk_ends)
+                     consecutive_run, dropout_keep, dropout_seed, head_dim_mask,
+                     key_bound_mask, listed_stretch, mma, scheduled_program, tile_mask,
+                     walk_ends)
 
 
 @triton.jit
@@ -80,12 +81,7 @@ def attention_forward_kernel(
     # schedule entry names the layout row and the stretch of its lists this program walks.
     entry, q_block, tile, b, h, pid_g = scheduled_program(
         SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS, LAYOUT_BLOCK // BLOCK_M)
-    # The dropout seed is read on the device: a CUDA graph that captured this launch
-    # replays it with the seed its captured draw makes anew.
-    if HAS_DROPOUT:
-        seed = tl.load(SEED)
-    else:
-        seed = 0
+    seed = dropout_seed(SEED, HAS_DROPOUT)
     bh = b * H + h
     kv_h = h // GROUP
     offs_m = q_block * LAYOUT_BLOCK + tile * BLOCK_M + tl.arange(0, BLOCK_M)
