@@ -81,9 +81,8 @@ def time_steps(cfg: LRAConfig, layout: str, seq_len: int, batch_size: int,
     (a ``torch.compile`` mode: ``default``, ``reduce-overhead``, ...), the model's forward
     and backward run compiled (one graph: the model builds its attention layouts at
     construction, see :class:`~benchmarks.lra.model.LRAClassifier`), after at least three
-    untimed steps (compile, and
-    under reduce-overhead the CUDA graphs' warm-up and recording); the optimizer step
-    stays eager.
+    untimed steps (compile, and under reduce-overhead the CUDA graphs' warm-up and
+    recording); the optimizer step stays eager.
 
     Returns ``{"step_ms": [per-step ms], "peak_mem_mb": float or None}``; out-of-memory
     errors propagate (see :func:`measure`).
