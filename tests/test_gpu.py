@@ -15,7 +15,8 @@ pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")]
 
 CASES = [
-    # pattern, B, Hq, Hkv, N, Nk, D, block, padding (True: trailing, random lengths)
+    # pattern, B, Hq, Hkv, N, Nk, D, block, padding (True: trailing, random lengths;
+    # "holes": and masked keys elsewhere; "empty": trailing, the first sequence all padding)
     ("dense", 2, 4, 4, 1024, 1024, 64, 128, False),
     ("causal", 2, 4, 4, 1000, 1000, 128, 128, False),
     # Column runs at D=64 with N not a multiple of the block: dK/dV's masked tail walk.
@@ -63,6 +64,8 @@ def _check_against_float64(case, dtype):
     if padding == "holes":
         kpm |= torch.rand(B, Nk, device="cuda", generator=gen) < 0.3
         kpm[:, :200] = True
+    if padding == "empty":
+        kpm[0] = True
     layout = sparseflash.compile_layout(pattern, N, kv_seq_len=Nk, block=block, num_heads=Hq,
                                         device="cuda")
     mask = layout.to_dense()
@@ -114,11 +117,19 @@ def test_descriptors_by_default_for_long_rows_on_hopper(monkeypatch):
 # The Gluon forward of sm_90 GPUs (kernels.hopper; by default everywhere it can run but at
 # D=128 with partial blocks, forced here with SPARSEFLASH_GLUON=1): runs and table walks,
 # causal diagonals and ragged ends (partial blocks), GQA, a key length other than the query
-# length, and a split global row. The backward runs on its output and lse.
+# length, a split global row, and key padding (trailing, with holes, a sequence of nothing
+# but padding) on runs, table walks, partial blocks and split rows. The backward runs on
+# its output and lse.
 GLUON_CASES = CASES[:4] + [
     ("local(1) | global(1)", 2, 4, 2, 4096, 4096, 64, 128, False),
     ("butterfly", 1, 4, 4, 1000, 1000, 128, 128, False),
     ("dense", 1, 2, 2, 1024, 2000, 64, 128, False),
+    ("dense", 2, 4, 4, 1024, 1024, 64, 128, True),
+    ("causal | global(1)", 2, 4, 4, 1000, 1000, 64, 128, "holes"),
+    ("butterfly", 2, 4, 4, 1024, 1100, 64, 128, "empty"),
+    ("dense", 2, 4, 4, 1024, 1024, 128, 128, "empty"),
+    ("local(2) | global(1)", 2, 4, 2, 2048, 2048, 128, 128, "holes"),
+    ("causal", 3, 4, 4, 1024, 1024, 128, 128, True),
 ]
 
 
@@ -160,6 +171,7 @@ PINGPONG_CASES = [c for c in GLUON_CASES if c[6] == 128] + [
     ("dense", 1, 2, 2, 1024, 2000, 128, 128, False),
     ("per_head(local(1), causal)", 1, 2, 2, 1024, 1024, 128, 128, False),
     ("causal | global(1)", 1, 4, 4, 1000, 1000, 64, 128, False),
+    ("causal | global(1)", 2, 4, 4, 1000, 1000, 64, 128, "holes"),
 ]
 
 
@@ -458,7 +470,7 @@ def test_gluon_forward_choice(monkeypatch):
     monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
     assert usable(q128, partial=True) is on
     assert usable(q64, dropout=0.1) is False
-    assert usable(q64, padding=True) is False
+    assert usable(q64, padding=True) is on
     assert usable(q64, block=64) is False                 # block under the tile
     assert usable(q64.transpose(1, 2)) is False           # not contiguous
     assert usable(q64.float()) is False
@@ -534,6 +546,14 @@ FUSED_BWD_CASES = [c for c in GLUON_BWD_CASES if c[7] % 128 == 0] + [
     ("causal", 1, 4, 4, 1024, 1024, 64, 128, False),
     # A layout block of 64 at D=64: the 64 x 64 tiles (GQA, a split global column).
     ("local(1) | global(1)", 2, 4, 2, 2048, 2048, 64, 64, False),
+    # Key padding: columns of padding walk nothing, padding keys' rows of P^T are zero
+    # (trailing, holes, a sequence of nothing but padding; split columns, GQA, partial
+    # blocks, both tile shapes at D=64).
+    ("dense", 2, 4, 4, 1024, 1024, 128, 128, "empty"),
+    ("local(2) | global(1)", 2, 8, 2, 2048, 2048, 128, 128, True),
+    ("causal | global(1)", 2, 4, 4, 1024, 1024, 64, 128, "holes"),
+    ("local(1) | global(1)", 2, 4, 2, 2048, 2048, 64, 64, "holes"),
+    ("butterfly", 2, 4, 4, 1024, 1024, 64, 128, "empty"),
 ]
 
 
@@ -566,7 +586,7 @@ def test_fused_backward_choice(monkeypatch):
     assert usable(q64, block=64) is on                    # D=64's 64 x 64 tiles
     assert usable(q64, block=32) is False
     assert usable(q128, dropout=0.1) is False
-    assert usable(q128, padding=True) is False
+    assert usable(q128, padding=True) is on
     assert usable(q128, scheduled=False) is False
     monkeypatch.setenv("SPARSEFLASH_GLUON", "0")
     assert usable(q128) is False

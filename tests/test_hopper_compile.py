@@ -43,9 +43,9 @@ SM90_RESERVED_BYTES = 1024      # per program, taken by the hardware
 VARIANTS = [(64, True, False), (64, True, True), (64, False, False), (128, False, True)]
 
 
-def _compile(d, row_runs, has_partial, dtype=torch.bfloat16):
+def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False):
     """triton.compile of the forward for sm_90, with the argument types and options that
-    ``hopper.forward`` launches it with."""
+    ``hopper.forward`` launches it with (``padded``: for a call with key padding)."""
     desc = hopper.descriptor(torch.empty(4096, d, dtype=dtype), hopper.BLOCK_M)
     kernel = hopper.hopper_forward_kernel
     sig = {name: "constexpr" for name in kernel.arg_names}
@@ -53,13 +53,14 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16):
         sig[name] = native_specialize_impl(BaseBackend, desc, False, True, True)[0]
     sig.update(O="*bf16" if dtype == torch.bfloat16 else "*fp16", LSE="*fp32",
                FULL_IDX="*i32", PART_IDX="*i32", PART_CODE="*i32", SCHED="*i32",
-               WS_O="*fp32", WS_LSE="*fp32", qk_scale="fp32")
+               WS_O="*fp32", WS_LSE="*fp32", KPM="*i8" if padded else "*i32",
+               KV_LIMITS="*i32", qk_scale="fp32")
     for name in ("stride_ob", "stride_oh", "stride_on", "H", "H_KV", "N", "Nk",
-                 "NUM_Q_BLOCKS", "LAYOUT_HEADS", "WS_SLOTS"):
+                 "NUM_Q_BLOCKS", "LAYOUT_HEADS", "WS_SLOTS", "stride_kpm_b", "stride_lim_b"):
         sig[name] = "i32"
     consts = dict(LAYOUT_BLOCK=128, BLOCK_M=hopper.BLOCK_M, BLOCK_N=hopper.BLOCK_N, D=d,
                   STAGES=hopper.STAGES, ROW_RUNS=row_runs, HAS_PARTIAL=has_partial,
-                  TMA_STORE=hopper.TMA_STORE, num_warps=hopper.NUM_WARPS)
+                  HAS_PADDING=padded, TMA_STORE=hopper.TMA_STORE, num_warps=hopper.NUM_WARPS)
     options = dict(num_warps=hopper.NUM_WARPS, **hopper.compile_options(d))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -67,7 +68,7 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16):
                               target=GPUTarget("cuda", 90, 128), options=options)
 
 
-def _compile_pingpong(d, row_runs, has_partial, dtype=torch.bfloat16):
+def _compile_pingpong(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False):
     """triton.compile of the ping-pong forward for sm_90, as ``hopper_pingpong.bind_forward``
     launches it (with its register cap)."""
     p = hopper_pingpong
@@ -79,13 +80,15 @@ def _compile_pingpong(d, row_runs, has_partial, dtype=torch.bfloat16):
         sig[name] = native_specialize_impl(BaseBackend, desc, False, True, True)[0]
     sig.update(O="*bf16" if dtype == torch.bfloat16 else "*fp16", LSE="*fp32",
                FULL_IDX="*i32", PART_IDX="*i32", PART_CODE="*i32", SCHED="*i32",
-               WS_O="*fp32", WS_LSE="*fp32", COUNTER="*i32", qk_scale="fp32")
+               WS_O="*fp32", WS_LSE="*fp32", KPM="*i8" if padded else "*i32",
+               KV_LIMITS="*i32", COUNTER="*i32", qk_scale="fp32")
     for name in ("stride_ob", "stride_oh", "stride_on", "H", "H_KV", "N", "Nk",
-                 "NUM_Q_BLOCKS", "LAYOUT_HEADS", "WS_SLOTS", "ITEMS_PER_GROUP", "ITEMS"):
+                 "NUM_Q_BLOCKS", "LAYOUT_HEADS", "WS_SLOTS", "ITEMS_PER_GROUP", "ITEMS",
+                 "stride_kpm_b", "stride_lim_b"):
         sig[name] = "i32"
     consts = dict(LAYOUT_BLOCK=128, K_STAGES=p.K_STAGES, V_STAGES=p.V_STAGES, Q_BUFS=p.Q_BUFS,
-                  ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, TMA_STORE=hopper.TMA_STORE,
-                  num_warps=p.NUM_WARPS)
+                  ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=padded,
+                  TMA_STORE=hopper.TMA_STORE, num_warps=p.NUM_WARPS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return triton.compile(GluonASTSource(kernel, sig, consts),
@@ -117,7 +120,7 @@ def _compile_dkdv(d, has_partial, dtype=torch.bfloat16):
                               target=GPUTarget("cuda", 90, 128), options=options)
 
 
-def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128):
+def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padded=False):
     """triton.compile of the fused backward for sm_90, as ``hopper_fused.backward``
     launches it on a layout of ``layout_block`` (its tiles, its register cap)."""
     f = hopper_fused
@@ -138,12 +141,14 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128):
     out = "*bf16" if dtype == torch.bfloat16 else "*fp16"
     sig.update(DK=out, DV=out, FULL_IDX="*i32", PART_IDX="*i32",
                PART_CODE="*i32", SCHED="*i32", WS_DK="*fp32", WS_DV="*fp32",
+               KPM="*i8" if padded else "*i32", KV_LIMITS="*i32",
                qk_scale="fp32", sm_scale="fp32")
-    for name in ("H", "H_KV", "N", "Nk", "NUM_KV_BLOCKS", "SCHED_HEADS", "GROUP", "WS_SLOTS"):
+    for name in ("H", "H_KV", "N", "Nk", "NUM_KV_BLOCKS", "SCHED_HEADS", "GROUP", "WS_SLOTS",
+                 "stride_kpm_b", "stride_lim_b"):
         sig[name] = "i32"
     consts = dict(LAYOUT_BLOCK=layout_block, BLOCK_M=block_m, BLOCK_N=block_n, D=d,
                   STAGES=f.STAGES, DQ_BUFS=f.DQ_BUFS, HAS_PARTIAL=has_partial,
-                  TMA_STORE=f.TMA_STORE, num_warps=warps)
+                  HAS_PADDING=padded, TMA_STORE=f.TMA_STORE, num_warps=warps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return triton.compile(GluonASTSource(kernel, sig, consts),
@@ -151,16 +156,17 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128):
                               options=dict(num_warps=warps, maxnreg=maxnreg))
 
 
-def _ptxas_serialises(ptx: str):
-    """Whether the ptxas Triton uses for sm_90 reports that it serialised the kernel's
-    wgmma instructions (it does when a non-wgmma instruction defines an in-flight wgmma's
-    accumulator registers: every MMA then waits for the one before, which cost nothing in
-    correctness and most of the speed; NOTES v19). None when that ptxas cannot be found."""
+def _ptxas_report(ptx: str):
+    """-> (serialised, spilled bytes): whether the ptxas Triton uses for sm_90 reports that
+    it serialised the kernel's wgmma instructions (it does when a non-wgmma instruction
+    defines an in-flight wgmma's accumulator registers: every MMA then waits for the one
+    before, which cost nothing in correctness and most of the speed; NOTES v19), and the
+    bytes of spill stores it reports. (None, None) when that ptxas cannot be found."""
     try:
         from triton.backends.nvidia.compiler import get_ptxas
         ptxas = get_ptxas(90).path
     except (ImportError, AttributeError, RuntimeError):
-        return None
+        return None, None
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "kernel.ptx")
         with open(src, "w") as f:
@@ -168,44 +174,56 @@ def _ptxas_serialises(ptx: str):
         run = subprocess.run([ptxas, "-v", "--gpu-name", "sm_90a", src, "-o",
                               os.path.join(tmp, "kernel.o")], capture_output=True, text=True)
     if run.returncode != 0:
-        return None
-    return "serialized" in run.stderr
+        return None, None
+    spills = sum(int(n) for n in re.findall(r"(\d+) bytes spill stores", run.stderr))
+    return "serialized" in run.stderr, spills
 
 
-def _summary(kind, d, flag_a, flag_b, dtype):
+def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
     """What the tests read of one compiled variant (forwards: row runs, partial blocks;
-    dK/dV: partial blocks; fused: a layout block of 64, partial blocks)."""
+    dK/dV: partial blocks; fused: a layout block of 64, partial blocks; ``padded``: for
+    calls with key padding)."""
     if kind == "forward":
-        compiled = _compile(d, flag_a, flag_b, dtype)
+        compiled = _compile(d, flag_a, flag_b, dtype, padded)
     elif kind == "pingpong":
-        compiled = _compile_pingpong(d, flag_a, flag_b, dtype)
+        compiled = _compile_pingpong(d, flag_a, flag_b, dtype, padded)
     elif kind == "dkdv":
         compiled = _compile_dkdv(d, flag_b, dtype)
     else:
-        compiled = _compile_fused(d, flag_b, dtype, 64 if flag_a else 128)
+        compiled = _compile_fused(d, flag_b, dtype, 64 if flag_a else 128, padded)
     ptx = compiled.asm["ptx"]
-    return {"variant": [kind, d, flag_a, flag_b, str(dtype)],
+    serialized, spills = _ptxas_report(ptx)
+    return {"variant": [kind, d, flag_a, flag_b, str(dtype), padded],
             "shared": compiled.metadata.shared, "wgmma": "wgmma.mma_async" in ptx,
             "tma": "cp.async.bulk.tensor" in ptx, "maxnreg_128": ".maxnreg 128" in ptx,
             "tma_reduce": "cp.reduce.async.bulk.tensor" in ptx,
             # Register reallocation between the partitions: (inc|dec, count) in order.
             "setmaxnreg": re.findall(r"setmaxnreg\.(inc|dec)\.sync\.aligned\.u32\s+(\d+)", ptx),
-            "serialized": _ptxas_serialises(ptx)}
+            "serialized": serialized, "spill_bytes": spills}
 
 
-JOBS = ([("forward", *v, torch.bfloat16) for v in VARIANTS]
-        + [("forward", 64, True, False, torch.float16)]
+BF16, FP16 = torch.bfloat16, torch.float16
+# (kind, D, flag, flag, dtype, key padding): see _summary.
+JOBS = ([("forward", *v, BF16, False) for v in VARIANTS]
+        + [("forward", 64, True, False, FP16, False)]
+        # Key padding: D=64 run walks, and table walks with partial blocks.
+        + [("forward", 64, True, False, BF16, True), ("forward", 64, False, True, BF16, True)]
         # dK/dV: D=128 (its default) with and without partial blocks, D=64, fp16.
-        + [("dkdv", 128, False, False, torch.bfloat16), ("dkdv", 128, False, True, torch.bfloat16),
-           ("dkdv", 64, False, True, torch.bfloat16), ("dkdv", 128, False, True, torch.float16)])
+        + [("dkdv", 128, False, False, BF16, False), ("dkdv", 128, False, True, BF16, False),
+           ("dkdv", 64, False, True, BF16, False), ("dkdv", 128, False, True, FP16, False)])
 # The fused backward: D=128 with and without partial blocks, D=64 on its 128 x 128 tiles
-# and (a layout block of 64) on 64 x 64 tiles.
-JOBS += [("fused", 128, False, False, torch.bfloat16), ("fused", 128, False, True, torch.bfloat16),
-         ("fused", 64, False, True, torch.bfloat16), ("fused", 64, True, True, torch.float16)]
-# The ping-pong forward: run walks (dense), table walks with partial blocks (causal), fp16.
-JOBS += [("pingpong", 128, True, False, torch.bfloat16),
-         ("pingpong", 128, False, True, torch.bfloat16),
-         ("pingpong", 128, True, True, torch.float16)]
+# and (a layout block of 64) on 64 x 64 tiles; with key padding at both head dims.
+JOBS += [("fused", 128, False, False, BF16, False), ("fused", 128, False, True, BF16, False),
+         ("fused", 64, False, True, BF16, False), ("fused", 64, True, True, FP16, False),
+         ("fused", 128, False, False, BF16, True), ("fused", 64, False, True, BF16, True),
+         ("fused", 64, True, False, BF16, True)]
+# The ping-pong forward: run walks (dense), table walks with partial blocks (causal), fp16;
+# key padding on both walks.
+JOBS += [("pingpong", 128, True, False, BF16, False),
+         ("pingpong", 128, False, True, BF16, False),
+         ("pingpong", 128, True, True, FP16, False),
+         ("pingpong", 128, True, False, BF16, True),
+         ("pingpong", 128, False, True, BF16, True)]
 FORWARD_JOBS = [job[1:] for job in JOBS if job[0] == "forward"]
 PINGPONG_JOBS = [job[1:] for job in JOBS if job[0] == "pingpong"]
 FUSED_JOBS = [job[1:] for job in JOBS if job[0] == "fused"]
@@ -226,12 +244,13 @@ def compiled():
         if line.startswith("{"):
             rec = json.loads(line)
             found[tuple(rec["variant"])] = rec
+            print(rec["variant"], "spill bytes:", rec["spill_bytes"])  # (shown with -s)
     return found
 
 
-@pytest.mark.parametrize("d, row_runs, has_partial, dtype", FORWARD_JOBS)
-def test_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, dtype):
-    rec = compiled[("forward", d, row_runs, has_partial, str(dtype))]
+@pytest.mark.parametrize("d, row_runs, has_partial, dtype, padded", FORWARD_JOBS)
+def test_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, dtype, padded):
+    rec = compiled[("forward", d, row_runs, has_partial, str(dtype), padded)]
     assert rec["wgmma"] and rec["tma"]
     assert rec["shared"] <= SM90_SHARED_BYTES
     assert rec["serialized"] is not True, "ptxas serialised the forward's wgmma"
@@ -241,9 +260,9 @@ def test_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, dtype):
         assert rec["maxnreg_128"]
 
 
-@pytest.mark.parametrize("d, row_runs, has_partial, dtype", PINGPONG_JOBS)
-def test_pingpong_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, dtype):
-    rec = compiled[("pingpong", d, row_runs, has_partial, str(dtype))]
+@pytest.mark.parametrize("d, row_runs, has_partial, dtype, padded", PINGPONG_JOBS)
+def test_pingpong_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, dtype, padded):
+    rec = compiled[("pingpong", d, row_runs, has_partial, str(dtype), padded)]
     assert rec["wgmma"] and rec["tma"]
     assert rec["serialized"] is not True, "ptxas serialised the ping-pong forward's wgmma"
     # Three K/V stages and two Q tiles fit one program an SM; the loader's warp group
@@ -256,7 +275,7 @@ def test_pingpong_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, 
 
 @pytest.mark.parametrize("d, has_partial, dtype", DKDV_JOBS)
 def test_dkdv_compiles_for_sm90(compiled, d, has_partial, dtype):
-    rec = compiled[("dkdv", d, False, has_partial, str(dtype))]
+    rec = compiled[("dkdv", d, False, has_partial, str(dtype), False)]
     assert rec["wgmma"] and rec["tma"]
     # dK stays in flight across the loop: ptxas must not have serialised the wgmma.
     assert rec["serialized"] is not True, "ptxas serialised the dK/dV kernel's wgmma"
@@ -264,9 +283,9 @@ def test_dkdv_compiles_for_sm90(compiled, d, has_partial, dtype):
     assert 2 * (rec["shared"] + SM90_RESERVED_BYTES) <= 228 * 1024
 
 
-@pytest.mark.parametrize("d, block_64, has_partial, dtype", FUSED_JOBS)
-def test_fused_backward_compiles_for_sm90(compiled, d, block_64, has_partial, dtype):
-    rec = compiled[("fused", d, block_64, has_partial, str(dtype))]
+@pytest.mark.parametrize("d, block_64, has_partial, dtype, padded", FUSED_JOBS)
+def test_fused_backward_compiles_for_sm90(compiled, d, block_64, has_partial, dtype, padded):
+    rec = compiled[("fused", d, block_64, has_partial, str(dtype), padded)]
     assert rec["wgmma"] and rec["tma"] and rec["tma_reduce"]
     assert rec["serialized"] is not True, "ptxas serialised the fused backward's wgmma"
     # The workers' warp group gives its registers back down to 24; the consumers take the

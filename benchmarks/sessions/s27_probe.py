@@ -1,6 +1,6 @@
 """Session 27 probe: two questions before choosing the session's kernel work.
 
-    python benchmarks/sessions/s27_probe.py
+    python benchmarks/sessions/s27_probe.py [a] [b]
 
 (A) Is there a last-wave loss? At 16K tokens and 16 heads a dense call has 2,048 query
 tiles (forward) and 2,048 key columns (backward) on 132 SMs: 15.5 programs an SM, so the
@@ -104,10 +104,14 @@ def part_b():
 
 
 def main():
+    import sys
+    parts = sys.argv[1:] or ["a", "b"]
     print("triton", triton.__version__, "torch", torch.__version__,
           torch.cuda.get_device_name())
-    part_a()
-    part_b()
+    if "a" in parts:
+        part_a()
+    if "b" in parts:
+        part_b()
 
 
 if __name__ == "__main__":

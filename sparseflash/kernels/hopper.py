@@ -109,6 +109,57 @@ if AVAILABLE:
         return full_start, n_full, part_start, n_tiles
 
     @gluon.jit
+    def _padded_walk(entry, b, KV_LIMITS, stride_lim_b, full_start, n_full, part_start,
+                     n_tiles, LAYOUT_BLOCK: gl.constexpr, TILE: gl.constexpr,
+                     HAS_PARTIAL: gl.constexpr):
+        """:func:`_walk`'s counts of full tiles and of all tiles for sequence ``b`` of a
+        padded batch: each list cut where ``KV_LIMITS`` (``Layout.padding_limits``) says
+        its blocks hold nothing but padding, as the Triton kernels' ``walk_ends``."""
+        SUB: gl.constexpr = LAYOUT_BLOCK // TILE
+        limits = KV_LIMITS + b * stride_lim_b + 1 + 2 * gl.load(entry + ENTRY_ROW)
+        n_part = n_tiles - n_full
+        n_full = gl.minimum(n_full, gl.maximum(gl.load(limits) - full_start, 0) * SUB)
+        if HAS_PARTIAL:
+            n_part = gl.minimum(n_part, gl.maximum(gl.load(limits + 1) - part_start, 0) * SUB)
+        return n_full, n_full + n_part
+
+    @gluon.jit
+    def _padding(KPM, KV_LIMITS, b, stride_kpm_b, stride_lim_b, rows):
+        """Sequence ``b``'s row of the key padding mask (a pointer) and its first padding
+        key (the last column of ``KV_LIMITS``, after the ``rows`` layout rows' cuts)."""
+        return (KPM + b.to(gl.int64) * stride_kpm_b,
+                gl.load(KV_LIMITS + b * stride_lim_b + 1 + 2 * rows))
+
+    @gluon.jit
+    def _tile_keys(j, n_full, full_start, part_start, FULL_IDX, PART_IDX, run_offset,
+                   LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr,
+                   ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
+        """The first key of the walk's tile ``j`` (as :func:`_issue_kv_at` finds it)."""
+        SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
+        if ROW_RUNS:
+            start = run_offset + j * BLOCK_N
+        else:
+            start = gl.load(FULL_IDX + full_start + j // SUB, mask=j < n_full, other=0) \
+                * LAYOUT_BLOCK + (j % SUB) * BLOCK_N
+        if HAS_PARTIAL:
+            if j >= n_full:
+                start = gl.load(PART_IDX + part_start + (j - n_full) // SUB) * LAYOUT_BLOCK \
+                    + (j % SUB) * BLOCK_N
+        return start
+
+    @gluon.jit
+    def padding_mask(s, key_start, kpm_row, first_padding, Nk, BLOCK_N: gl.constexpr,
+                     layout: gl.constexpr, value: gl.constexpr):
+        """``s`` (rows, BLOCK_N) of the key tile from ``key_start`` with its padding keys'
+        columns set to ``value``: only where the tile reaches the sequence's first padding
+        key (the rest need nothing). Keys past ``Nk`` count as padding."""
+        if key_start + BLOCK_N > first_padding:
+            offs_n = key_start + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, layout))
+            real = gl.load(kpm_row + offs_n, mask=offs_n < Nk, other=1) == 0
+            s = gl.where(gl.expand_dims(real, 0), s, value)
+        return s
+
+    @gluon.jit
     def _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX, t,
                   n_full, n_tiles, full_start, part_start, run_offset, k_row0,
                   LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr, STAGES: gl.constexpr,
@@ -212,13 +263,15 @@ if AVAILABLE:
     @gluon.jit
     def _step(acc, p, m_i, l_i, j, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s, k_desc,
               v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles, full_start, part_start,
-              run_offset, k_row0, q_start, Nk, qk_scale, LAYOUT_BLOCK: gl.constexpr,
-              BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, STAGES: gl.constexpr,
-              ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, MASKED: gl.constexpr,
-              s_layout: gl.constexpr, o_layout: gl.constexpr, p_layout: gl.constexpr):
+              run_offset, k_row0, q_start, Nk, qk_scale, kpm_row, first_padding,
+              LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+              STAGES: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
+              MASKED: gl.constexpr, PADDED: gl.constexpr, s_layout: gl.constexpr,
+              o_layout: gl.constexpr, p_layout: gl.constexpr):
         """One trip of the loop: tile j-1's ``P V`` into ``acc``, then tile j's scores and
-        softmax (``MASKED``: tile j is a partial block's); refills tile j-1's buffers with
-        tile j-1+STAGES. Returns the new ``acc, p, m_i, l_i``."""
+        softmax (``MASKED``: tile j is a partial block's; ``PADDED``: its padding keys
+        masked, :func:`padding_mask`); refills tile j-1's buffers with tile j-1+STAGES.
+        Returns the new ``acc, p, m_i, l_i``."""
         prev = (j - 1) % STAGES
         mbarrier.wait(v_bar.index(prev), ((j - 1) // STAGES) & 1)
         acc = warpgroup_mma(p, v_smem.index(prev), acc, is_async=True)
@@ -226,7 +279,13 @@ if AVAILABLE:
         s = _scores(q_smem, k_smem, k_bar, zero_s, j, True, n_full, part_start, PART_IDX,
                     PART_CODE, q_start, Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, MASKED,
                     s_layout)
-        p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, MASKED)
+        if PADDED:
+            s = padding_mask(s, _tile_keys(j, n_full, full_start, part_start, FULL_IDX,
+                                           PART_IDX, run_offset, LAYOUT_BLOCK, BLOCK_N,
+                                           ROW_RUNS, HAS_PARTIAL),
+                             kpm_row, first_padding, Nk, BLOCK_N, s_layout, float("-inf"))
+        # A masked tile (partial or padded) can leave a row at -inf: the guard.
+        p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, MASKED or PADDED)
         acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
         p = gl.convert_layout(p.to(k_desc.dtype), p_layout)
         _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
@@ -236,18 +295,22 @@ if AVAILABLE:
 
     @gluon.jit
     def hopper_forward_kernel(
-            O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, q_desc, k_desc,
-            v_desc, o_desc, qk_scale, stride_ob, stride_oh, stride_on,
-            H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
+            O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, KPM, KV_LIMITS, q_desc,
+            k_desc, v_desc, o_desc, qk_scale, stride_ob, stride_oh, stride_on,
+            H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, stride_kpm_b, stride_lim_b,
             LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, ROW_RUNS: gl.constexpr,
-            HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr, num_warps: gl.constexpr):
+            HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, TMA_STORE: gl.constexpr,
+            num_warps: gl.constexpr):
         """Program (schedule entry, query tile) x (batch, head repeat), as the Triton
         forward's. q/k/v/o_desc: descriptors over the (B*H*N, D) and (B*H_KV*Nk, D) rows of
         contiguous q, k, v, o; O (B, H, N, D), contiguous; LSE (B, H, N) float32 base 2.
         Query rows past N and key rows past Nk are read (from the next head, or zeros past
         the end) but never stored, and never counted: the ragged last key block is always
-        a partial one, masked to ``< Nk``.
+        a partial one, masked to ``< Nk``. With ``HAS_PADDING``, ``KPM`` (B, Nk) int8 (1 =
+        padding key) and ``KV_LIMITS`` (``Layout.padding_limits``) with their batch
+        strides: the walk stops after the sequence's last real key, and the tiles that
+        reach its first padding key mask their padding keys.
 
         The loop runs tile j's ``P V`` before tile j+1's scores (the first tile's scores
         peeled off ahead of it), each MMA waited at once; the buffers of tile j are
@@ -257,6 +320,14 @@ if AVAILABLE:
         k_row0 = (b * H_KV + h // (H // H_KV)) * Nk
         full_start, n_full, part_start, n_tiles = _walk(entry, LAYOUT_BLOCK, BLOCK_N,
                                                         HAS_PARTIAL)
+        if HAS_PADDING:
+            n_full, n_tiles = _padded_walk(entry, b, KV_LIMITS, stride_lim_b, full_start,
+                                           n_full, part_start, n_tiles, LAYOUT_BLOCK,
+                                           BLOCK_N, HAS_PARTIAL)
+            kpm_row, first_padding = _padding(KPM, KV_LIMITS, b, stride_kpm_b, stride_lim_b,
+                                              LAYOUT_HEADS * NUM_Q_BLOCKS)
+        else:
+            kpm_row, first_padding = KPM, Nk
         if ROW_RUNS:
             run_offset = gl.load(FULL_IDX + full_start, mask=n_full > 0, other=0) * LAYOUT_BLOCK
         else:
@@ -299,29 +370,36 @@ if AVAILABLE:
             s = _scores(q_smem, k_smem, k_bar, zero_s, 0, n_full == 0, n_full, part_start,
                         PART_IDX, PART_CODE, q_start, Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N,
                         STAGES, HAS_PARTIAL, s_layout)
-            p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, HAS_PARTIAL)
+            if HAS_PADDING:
+                s = padding_mask(s, _tile_keys(0, n_full, full_start, part_start, FULL_IDX,
+                                               PART_IDX, run_offset, LAYOUT_BLOCK, BLOCK_N,
+                                               ROW_RUNS, HAS_PARTIAL),
+                                 kpm_row, first_padding, Nk, BLOCK_N, s_layout, float("-inf"))
+            p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, HAS_PARTIAL or HAS_PADDING)
             p = gl.convert_layout(p.to(dtype), p_layout)
             _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
                       STAGES - 1, n_full, n_tiles, full_start, part_start, run_offset, k_row0,
                       LAYOUT_BLOCK, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL)
             # Full tiles, then partial ones: two loops, so that the mask's registers and
             # instructions stay out of the full tiles' loop. After a full tile 0 no row
-            # is at -inf, so the full loop needs no guard either.
+            # is at -inf, so the full loop needs no guard either (but for key padding,
+            # whose mask can reach any tile).
             for j in range(1, n_full):
                 acc, p, m_i, l_i = _step(
                     acc, p, m_i, l_i, j, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s, k_desc,
                     v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles, full_start,
-                    part_start, run_offset, k_row0, q_start, Nk, qk_scale, LAYOUT_BLOCK,
-                    BLOCK_M, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL, False, s_layout,
-                    o_layout, p_layout)
+                    part_start, run_offset, k_row0, q_start, Nk, qk_scale, kpm_row,
+                    first_padding, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, ROW_RUNS,
+                    HAS_PARTIAL, False, HAS_PADDING, s_layout, o_layout, p_layout)
             if HAS_PARTIAL:
                 for j in range(gl.maximum(n_full, 1), n_tiles):
                     acc, p, m_i, l_i = _step(
                         acc, p, m_i, l_i, j, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s,
                         k_desc, v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles,
                         full_start, part_start, run_offset, k_row0, q_start, Nk, qk_scale,
-                        LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL, True,
-                        s_layout, o_layout, p_layout)
+                        kpm_row, first_padding, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES,
+                        ROW_RUNS, HAS_PARTIAL, True, HAS_PADDING, s_layout, o_layout,
+                        p_layout)
             last = n_tiles - 1
             mbarrier.wait(v_bar.index(last % STAGES), (last // STAGES) & 1)
             acc = warpgroup_mma(p, v_smem.index(last % STAGES), acc, is_async=True)
@@ -407,8 +485,8 @@ def gluon_choice() -> str:
 def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout_block: int,
            dropout_p: float, has_padding: bool, has_partial: bool) -> bool:
     """Whether ``launch.forward`` runs this kernel. Only where the inputs allow it: an
-    sm_90 GPU, float16 or bfloat16, D of 64 or 128, no dropout and no key padding (not
-    implemented here), a layout block that is a multiple of the tiles, and contiguous q,
+    sm_90 GPU, float16 or bfloat16, D of 64 or 128, no dropout (not implemented here;
+    key padding is), a layout block that is a multiple of the tiles, and contiguous q,
     k, v (their rows are read through one descriptor each). Then ``SPARSEFLASH_GLUON``
     decides: ``auto`` (the default) everywhere, but for D=128 layouts with partial blocks
     (``has_partial``: causal diagonals, ragged ends) when ``hopper_pingpong`` is turned
@@ -420,16 +498,17 @@ def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout_block: int,
     if choice == "0" or (choice == "auto" and q.shape[-1] == 128 and has_partial
                          and not hopper_pingpong.chosen(128)):
         return False
-    return inputs_fit((q, k, v), layout_block, (BLOCK_M, BLOCK_N), dropout_p, has_padding)
+    return inputs_fit((q, k, v), layout_block, (BLOCK_M, BLOCK_N), dropout_p, False)
 
 
 def inputs_fit(tensors, layout_block: int, tiles, dropout_p: float,
                has_padding: bool) -> bool:
-    """What the Gluon kernels here and in ``hopper_backward`` need of their inputs (the
-    first of ``tensors`` is q): Gluon's Hopper API outside the interpreter, an sm_90 GPU,
-    float16 or bfloat16, D of 64 or 128, no dropout and no key padding (not implemented
-    in them), a layout block that each of ``tiles`` divides, and every tensor contiguous
-    with a 16-byte aligned address (its rows are read through one descriptor)."""
+    """What the Gluon kernels here and in ``hopper_backward`` and ``hopper_fused`` need of
+    their inputs (the first of ``tensors`` is q): Gluon's Hopper API outside the
+    interpreter, an sm_90 GPU, float16 or bfloat16, D of 64 or 128, no dropout and (for
+    the kernels that do not implement it, which say so) no key padding, a layout block
+    that each of ``tiles`` divides, and every tensor contiguous with a 16-byte aligned
+    address (its rows are read through one descriptor)."""
     if not AVAILABLE or os.environ.get("TRITON_INTERPRET", "0") == "1":
         return False
     q = tensors[0]
@@ -517,34 +596,39 @@ class BoundForward(NamedTuple):
 
 
 def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
-                 row_runs, has_partial) -> BoundForward:
+                 row_runs, has_partial, has_padding=False, stride_kpm_b=0,
+                 stride_lim_b=0) -> BoundForward:
     """The Gluon forward bound to these shapes, on ``programs`` schedule entries
     (``launch.forward`` checked :func:`usable` and keeps the result for calls of the same
-    shapes); :func:`forward` launches it. At the head dims ``hopper_pingpong.chosen``
-    names (D=128 by default) that is its warp-specialised kernel, elsewhere
+    shapes), for key padding with the batch strides of its mask and walk limits;
+    :func:`forward` launches it. At the head dims ``hopper_pingpong.chosen`` names (D=128
+    by default) that is its warp-specialised kernel, elsewhere
     :func:`hopper_forward_kernel`."""
     from . import hopper_pingpong  # (it imports this module)
 
     B, H, N, D = q.shape
     args = (q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
-            row_runs, has_partial)
+            row_runs, has_partial, has_padding, stride_kpm_b, stride_lim_b)
     if hopper_pingpong.chosen(D):
         return BoundForward(hopper_pingpong.bind_forward(*args), hopper_pingpong.BLOCK_M, True)
     H_kv, Nk = k.shape[1], k.shape[2]
     launch = _KERNEL.bind(
         (programs * (layout_block // BLOCK_M), groups), (q.dtype,),
-        (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots),
+        (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots, stride_kpm_b,
+         stride_lim_b),
         LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
-        ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, TMA_STORE=TMA_STORE, num_warps=NUM_WARPS,
-        **compile_options(D))
+        ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
+        TMA_STORE=TMA_STORE, num_warps=NUM_WARPS, **compile_options(D))
     return BoundForward(launch, BLOCK_M)
 
 
 def forward(bound: BoundForward, q, k, v, o, lse, full_idx, part_idx, part_code, sched, ws_o,
-            ws_lse, qk_scale):
+            ws_lse, kpm, kv_limits, qk_scale):
     """Launch ``bound`` (:func:`bind_forward`): writes ``o``, ``lse`` and the workspace of
-    split rows."""
-    tensors = (o, lse, full_idx, part_idx, part_code, sched, ws_o, ws_lse)
+    split rows. ``kpm`` (B, Nk) int8 and ``kv_limits`` are the key padding's mask and
+    walk limits where ``bound`` was bound for padding, else any int32 tensors (never
+    read)."""
+    tensors = (o, lse, full_idx, part_idx, part_code, sched, ws_o, ws_lse, kpm, kv_limits)
     if bound.counter:
         tensors += (torch.zeros(1, dtype=torch.int32, device=q.device),)
     bound.launch(tensors,

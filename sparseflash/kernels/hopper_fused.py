@@ -150,6 +150,15 @@ if AVAILABLE:
         return (t % n_col + rot) % n_col
 
     @gluon.jit
+    def _padded_walk(n_walk, kb, b, KV_LIMITS, stride_lim_b, HAS_PADDING: gl.constexpr):
+        """The walk's length, 0 for a column past its sequence's last real key (key block
+        ``kb`` at or past ``kv_end``, column 0 of ``Layout.padding_limits``): all its keys
+        are padding, so its dK and dV are zero and it adds nothing into dQ."""
+        if HAS_PADDING:
+            n_walk = n_walk * (kb < gl.load(KV_LIMITS + b * stride_lim_b)).to(gl.int32)
+        return n_walk
+
+    @gluon.jit
     def _walk_row(FULL_IDX, PART_IDX, t, rot, n_col, n_full, full_start, part_start, q_row0,
                   N, LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr,
                   HAS_PARTIAL: gl.constexpr):
@@ -216,17 +225,20 @@ if AVAILABLE:
     @gluon.jit
     def _consume(WG: gl.constexpr, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem,
                  ds_smem, dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV,
-                 dk_desc, dv_desc, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
+                 dk_desc, dv_desc, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, KPM, KV_LIMITS,
                  qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
-                 WS_SLOTS, LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr,
-                 STAGES: gl.constexpr, HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr):
+                 WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK: gl.constexpr,
+                 BLOCK_M: gl.constexpr, STAGES: gl.constexpr, HAS_PARTIAL: gl.constexpr,
+                 HAS_PADDING: gl.constexpr, TMA_STORE: gl.constexpr):
         """Consumer warp group WG, a partition of its own: the five products of every tile
         for its 64 of the program's key rows, then their dK and dV (or a split column's
         partial sums) stored. dQ's tile needs every key row's dS: each warp group stores
         its rows of dS^T into the tile's buffer (two, alternating) and arrives on
         ``ds_full``, then computes its own columns of dQ from the whole buffer. On each
         back edge the last tile's dK is in flight. With ``TMA_STORE``, dK and dV leave by
-        TMA stores through shared buffers the loop has finished with."""
+        TMA stores through shared buffers the loop has finished with. With
+        ``HAS_PADDING`` the rows of its padding keys (``KPM`` (B, Nk) int8, 1 = padding)
+        get no probability, so their dK and dV are zero and they add nothing into dQ."""
         KEYS: gl.constexpr = 64  # KEYS_PER_WG
         BLOCK_N: gl.constexpr = k_smem.shape[0]
         D: gl.constexpr = k_smem.shape[1]
@@ -249,6 +261,14 @@ if AVAILABLE:
          q_row0) = _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, LAYOUT_BLOCK,
                            BLOCK_M, BLOCK_N, HAS_PARTIAL)
         key_start = start_n + WG * KEYS
+        n_walk = _padded_walk(n_walk, kb, b, KV_LIMITS, stride_lim_b, HAS_PADDING)
+        if HAS_PADDING:
+            # Which of this warp group's keys are real, as a column of the score tile's
+            # layout: two registers a thread, read once for the whole walk.
+            offs_key = key_start + gl.arange(0, KEYS, layout=gl.SliceLayout(1, st_layout))
+            key_real = gl.expand_dims(
+                gl.load(KPM + b.to(gl.int64) * stride_kpm_b + offs_key, mask=offs_key < Nk,
+                        other=1) == 0, 1)
         # This warp group's key rows, and for dQ its columns of all the key rows.
         k_rows = k_smem.slice(WG * KEYS, KEYS)
         v_rows = v_smem.slice(WG * KEYS, KEYS)
@@ -285,6 +305,8 @@ if AVAILABLE:
                 # their 32 registers a thread made ptxas spill (NOTES v23).
                 lse = lse_smem.index(slot).load(st_layout)
                 pt = gl.exp2(st * qk_scale - lse)
+                if HAS_PADDING:
+                    pt = gl.where(key_real, pt, 0.0)
                 if HAS_PARTIAL:
                     if j >= n_full:  # a partial block's tile
                         # Its first query row read here, not held from a tile ahead
@@ -354,22 +376,29 @@ if AVAILABLE:
 
     @gluon.jit
     def hopper_fused_backward_kernel(
-            DK, DV, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
+            DK, DV, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, KPM, KV_LIMITS,
             q_desc, k_desc, v_desc, do_desc, dq_desc, lse_desc, delta_desc, dk_desc, dv_desc,
             qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS,
+            stride_kpm_b, stride_lim_b,
             LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, DQ_BUFS: gl.constexpr,
-            HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr, num_warps: gl.constexpr):
+            HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, TMA_STORE: gl.constexpr,
+            num_warps: gl.constexpr):
         """Program (column schedule entry, key tile) x (batch, kv head repeat), as
         ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares but for LSE and
         DELTA, which come as descriptors over their (B*H*N // BLOCK_M, BLOCK_M) rows
         (``lse_desc``, ``delta_desc``, tiles of one row); dq_desc is a descriptor over the
         zeroed float32 (B*H*N, D) accumulator that receives ``sm_scale * dS K`` of every
-        tile, in tiles of BLOCK_M rows and one consumer warp group's columns."""
+        tile, in tiles of BLOCK_M rows and one consumer warp group's columns. With
+        ``HAS_PADDING``, ``KPM`` (B, Nk) int8 (1 = padding key) and ``KV_LIMITS``
+        (``Layout.padding_limits``, whose column 0 says which key blocks hold real keys)
+        with their batch strides: a padding key's row of P^T is zero, and a column of
+        padding walks nothing."""
         dtype: gl.constexpr = q_desc.dtype
         (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col, n_walk,
          q_row0) = _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, LAYOUT_BLOCK,
                            BLOCK_M, BLOCK_N, HAS_PARTIAL)
+        n_walk = _padded_walk(n_walk, kb, b, KV_LIMITS, stride_lim_b, HAS_PADDING)
         k_row = (b * H_KV + kv_h) * Nk + start_n
         # Consumer warp groups (a partition of its own per 64 key rows) with a dQ buffer
         # each, and dS buffers: two where the warp groups exchange dS.
@@ -423,9 +452,11 @@ if AVAILABLE:
             gl.warp_specialize([
                 (_consume, (0, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV,
-                            dk_desc, dv_desc, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
-                            qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
-                            WS_SLOTS, LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, TMA_STORE)),
+                            dk_desc, dv_desc, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, KPM,
+                            KV_LIMITS, qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS,
+                            SCHED_HEADS, GROUP, WS_SLOTS, stride_kpm_b, stride_lim_b,
+                            LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, HAS_PADDING,
+                            TMA_STORE)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [1, 1], [24, 24])
@@ -433,14 +464,18 @@ if AVAILABLE:
             gl.warp_specialize([
                 (_consume, (0, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV,
-                            dk_desc, dv_desc, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
-                            qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
-                            WS_SLOTS, LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, TMA_STORE)),
+                            dk_desc, dv_desc, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, KPM,
+                            KV_LIMITS, qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS,
+                            SCHED_HEADS, GROUP, WS_SLOTS, stride_kpm_b, stride_lim_b,
+                            LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, HAS_PADDING,
+                            TMA_STORE)),
                 (_consume, (1, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV,
-                            dk_desc, dv_desc, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV,
-                            qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
-                            WS_SLOTS, LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, TMA_STORE)),
+                            dk_desc, dv_desc, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, KPM,
+                            KV_LIMITS, qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS,
+                            SCHED_HEADS, GROUP, WS_SLOTS, stride_kpm_b, stride_lim_b,
+                            LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, HAS_PADDING,
+                            TMA_STORE)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [4, 1, 1], [240, 24, 24])
@@ -459,11 +494,11 @@ def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor,
            layout_block: int, dropout_p: float, has_padding: bool, scheduled: bool) -> bool:
     """Whether ``launch.backward`` runs this kernel (and the delta kernel) in place of the
     dQ and dK/dV kernels. Where ``hopper_backward.usable`` could run its dK/dV kernel (an
-    sm_90 GPU, float16 or bfloat16, no dropout or key padding, the column schedule, a
-    query length that is a multiple of the layout block, contiguous inputs, Gluon not
-    turned off), at a head dim of :data:`TILES` with a layout block that one of its tiles
-    divides (:func:`tiles`), and unless PyTorch is asked for deterministic algorithms
-    (dQ's sum order varies). ``SPARSEFLASH_FUSED_BACKWARD``: ``auto`` (the default) and
+    sm_90 GPU, float16 or bfloat16, no dropout, the column schedule, a query length that
+    is a multiple of the layout block, contiguous inputs, Gluon not turned off), with or
+    without key padding, at a head dim of :data:`TILES` with a layout block that one of
+    its tiles divides (:func:`tiles`), and unless PyTorch is asked for deterministic
+    algorithms (dQ's sum order varies). ``SPARSEFLASH_FUSED_BACKWARD``: ``auto`` (the default) and
     ``1`` wherever it can (since NOTES v23 it measured faster than the two kernels on every
     layout at both head dims, in whole calls too (NOTES v24); until then ``auto`` left D=64
     layouts without partial blocks or split columns to them); ``0`` never."""
@@ -472,7 +507,8 @@ def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor,
             or not scheduled or q.shape[2] % layout_block
             or torch.are_deterministic_algorithms_enabled()):
         return False
-    return hopper.inputs_fit((q, k, v, do), layout_block, (), dropout_p, has_padding)
+    # Key padding is this kernel's own (a mask on each program's key rows).
+    return hopper.inputs_fit((q, k, v, do), layout_block, (), dropout_p, False)
 
 
 def tiles(head_dim: int, layout_block: int):
@@ -490,12 +526,13 @@ if AVAILABLE:
 
 
 def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, layout_block,
-         has_partial) -> tuple:
+         has_partial, has_padding=False, stride_kpm_b=0, stride_lim_b=0) -> tuple:
     """-> (delta launch, fused launch, (key rows, query rows)): :func:`delta_kernel` and
     :func:`hopper_fused_backward_kernel` bound to these shapes, the latter on ``programs``
     column schedule entries (as ``hopper_backward.bind_dkdv``) with the tiles of
-    :func:`tiles`; ``launch.backward`` checked :func:`usable` and keeps them for calls of
-    the same shapes; :func:`backward` launches them."""
+    :func:`tiles`, and for key padding the batch strides of its mask and walk limits;
+    ``launch.backward`` checked :func:`usable` and keeps them for calls of the same
+    shapes; :func:`backward` launches them."""
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
     block_n, block_m, maxnreg = tiles(D, layout_block)
@@ -503,25 +540,29 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
                         (*o.stride()[:3], *do.stride()[:3], H, N), D=D, BLOCK_M=DELTA_ROWS)
     fused = _KERNEL.bind(
         (programs * (layout_block // block_n), kv_groups), (q.dtype,),
-        (H, H_kv, N, Nk, num_kv_blocks, sched_heads, H // H_kv, q_slots),
+        (H, H_kv, N, Nk, num_kv_blocks, sched_heads, H // H_kv, q_slots, stride_kpm_b,
+         stride_lim_b),
         LAYOUT_BLOCK=layout_block, BLOCK_M=block_m, BLOCK_N=block_n, D=D, STAGES=STAGES,
-        DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, TMA_STORE=TMA_STORE, num_warps=NUM_WARPS,
-        maxnreg=maxnreg)
+        DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
+        TMA_STORE=TMA_STORE, num_warps=NUM_WARPS, maxnreg=maxnreg)
     return delta, fused, (block_n, block_m)
 
 
 def backward(bound, q, k, v, do, o, lse, delta, dq, dk, dv, col_idx, col_part_idx,
-             col_part_code, col_sched, ws_dk, ws_dv, qk_scale, sm_scale):
+             col_part_code, col_sched, ws_dk, ws_dv, kpm, kv_limits, qk_scale, sm_scale):
     """The two launches of ``bound`` (:func:`bind`): delta (into ``delta`` (B, H, N)
     float32; it also zeroes a float32 dQ accumulator), then the fused kernel; then dQ cast
-    into ``dq``. Writes ``dq``, ``dk``, ``dv`` and the workspace of split columns."""
+    into ``dq``. Writes ``dq``, ``dk``, ``dv`` and the workspace of split columns.
+    ``kpm`` (B, Nk) int8 and ``kv_limits`` are the key padding's mask and walk limits
+    where ``bound`` was bound for padding, else any int32 tensors (never read)."""
     B, H, N, D = q.shape
     block_n, block_m = bound[2]
     dq_cols = D * KEYS_PER_WG // block_n  # a consumer warp group's columns of dQ
     dq_acc = torch.empty(B * H * N, D, dtype=torch.float32, device=q.device)
     bound[0]((o, do, delta, dq_acc), ())
     descriptor = hopper.descriptor
-    bound[1]((dk, dv, col_idx, col_part_idx, col_part_code, col_sched, ws_dk, ws_dv),
+    bound[1]((dk, dv, col_idx, col_part_idx, col_part_code, col_sched, ws_dk, ws_dv, kpm,
+              kv_limits),
              (descriptor(q, block_m), descriptor(k, block_n), descriptor(v, block_n),
               descriptor(do, block_m), descriptor(dq_acc, block_m, dq_cols),
               descriptor(lse.view(-1, block_m), 1), descriptor(delta.view(-1, block_m), 1),

@@ -79,8 +79,9 @@ if AVAILABLE:
     from triton.experimental.gluon.language.nvidia.hopper import (mbarrier, warpgroup_mma,
                                                                   warpgroup_mma_wait)
 
-    from .hopper import (_coords_at, _issue_kv_at, _partial_mask, _softmax_step, _walk,
-                         finish_rows, store_rows, tma_load)
+    from .hopper import (_coords_at, _issue_kv_at, _padded_walk, _padding, _partial_mask,
+                         _softmax_step, _tile_keys, _walk, finish_rows, padding_mask,
+                         store_rows, tma_load)
 
     # A partition's threads meet (Triton 3.6 names it thread_barrier, later ones barrier).
     _sync_partition = getattr(gl, "thread_barrier", None) or gl.barrier
@@ -100,9 +101,10 @@ if AVAILABLE:
 
     @gluon.jit
     def _loader(q_desc, k_desc, v_desc, q_smem, k_smem, v_smem, q_ready, q_empty, item_smem,
-                k_ready, v_ready, k_empty, v_empty, FULL_IDX, PART_IDX, SCHED, COUNTER, H, H_KV,
-                N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, ITEMS_PER_GROUP, ITEMS,
-                LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
+                k_ready, v_ready, k_empty, v_empty, FULL_IDX, PART_IDX, SCHED, KV_LIMITS,
+                COUNTER, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, ITEMS_PER_GROUP, ITEMS,
+                stride_lim_b, LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr,
+                HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr):
         """One warp: takes the program's work items from ``COUNTER`` one by one, and for
         each, its first K/V tile into the ring (a slot both warp groups released), its two
         Q tiles with the item's number (the buffers each warp group released after its
@@ -123,6 +125,10 @@ if AVAILABLE:
                 LAYOUT_HEADS, LAYOUT_BLOCK, 2 * BLOCK_M)
             full_start, n_full, part_start, n_tiles = _walk(entry, LAYOUT_BLOCK, BLOCK_N,
                                                             HAS_PARTIAL)
+            if HAS_PADDING:
+                n_full, n_tiles = _padded_walk(entry, b, KV_LIMITS, stride_lim_b, full_start,
+                                               n_full, part_start, n_tiles, LAYOUT_BLOCK,
+                                               BLOCK_N, HAS_PARTIAL)
             k_row0 = (b * H_KV + h // (H // H_KV)) * Nk
             if ROW_RUNS:
                 run_offset = gl.load(FULL_IDX + full_start, mask=n_full > 0,
@@ -201,14 +207,17 @@ if AVAILABLE:
 
     @gluon.jit
     def _step(acc, p, m_i, l_i, j, ring, rounds, WG: gl.constexpr, q_tile, k_smem, v_smem, k_ready,
-              v_ready, k_empty, v_empty, turn, zero_s, n_full, part_start, PART_IDX, PART_CODE,
-              q_start, Nk, qk_scale, LAYOUT_BLOCK: gl.constexpr, MASKED: gl.constexpr,
-              s_layout: gl.constexpr, o_layout: gl.constexpr, p_layout: gl.constexpr):
+              v_ready, k_empty, v_empty, turn, zero_s, n_full, full_start, part_start, FULL_IDX,
+              PART_IDX, PART_CODE, run_offset, q_start, Nk, qk_scale, kpm_row, first_padding,
+              LAYOUT_BLOCK: gl.constexpr, MASKED: gl.constexpr, PADDED: gl.constexpr,
+              ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, s_layout: gl.constexpr,
+              o_layout: gl.constexpr, p_layout: gl.constexpr):
         """Round j of warp group WG's work item (the program's round ``rounds + j``; the
         item's key tile j is the ring's ``ring + j``): tile j's scores and tile j-1's
-        ``P V`` issued (``MASKED``: tile j is a partial block's), tile j's K buffer released
-        once its scores are done, tile j's softmax while ``P V`` runs, then tile j-1's V
-        buffer released. Returns the new ``acc, p, m_i, l_i``."""
+        ``P V`` issued (``MASKED``: tile j is a partial block's; ``PADDED``: its padding
+        keys masked, ``hopper.padding_mask``), tile j's K buffer released once its scores
+        are done, tile j's softmax while ``P V`` runs, then tile j-1's V buffer released.
+        Returns the new ``acc, p, m_i, l_i``."""
         K_STAGES: gl.constexpr = k_smem.shape[0]
         V_STAGES: gl.constexpr = v_smem.shape[0]
         BLOCK_N: gl.constexpr = k_smem.shape[1]
@@ -229,7 +238,13 @@ if AVAILABLE:
         if MASKED:
             s = _masked(s, j, n_full, part_start, PART_IDX, PART_CODE, q_start, Nk,
                         LAYOUT_BLOCK, BLOCK_M, BLOCK_N, s_layout)
-        p_next, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, MASKED)
+        if PADDED:
+            s = padding_mask(s, _tile_keys(j, n_full, full_start, part_start, FULL_IDX,
+                                           PART_IDX, run_offset, LAYOUT_BLOCK, BLOCK_N,
+                                           ROW_RUNS, HAS_PARTIAL),
+                             kpm_row, first_padding, Nk, BLOCK_N, s_layout, float("-inf"))
+        # A masked tile (partial or padded) can leave a row at -inf: the guard.
+        p_next, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, MASKED or PADDED)
         acc, p = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))
         mbarrier.arrive(v_empty.index(prev), count=1)
         acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
@@ -238,15 +253,19 @@ if AVAILABLE:
 
     @gluon.jit
     def _consume(WG: gl.constexpr, q_desc, k_desc, o_desc, q_smem, k_smem, v_smem, q_ready,
-                 q_empty, item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, PART_IDX,
-                 PART_CODE, SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh, stride_on, H,
-                 N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
-                 LAYOUT_BLOCK: gl.constexpr, HAS_PARTIAL: gl.constexpr,
+                 q_empty, item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX,
+                 PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, KPM, KV_LIMITS, qk_scale, stride_ob,
+                 stride_oh, stride_on, H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
+                 ITEMS_PER_GROUP, ITEMS, stride_kpm_b, stride_lim_b,
+                 LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr,
+                 HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
                  TMA_STORE: gl.constexpr):
         """Warp group WG (query rows ``WG * BLOCK_M`` on of each work item's tile): for
         each item the loader hands it, the online softmax over the walk's key tiles, then
         its rows of O and LSE (or of a split row's workspace) stored, as
-        ``hopper.hopper_forward_kernel`` stores them, and its Q buffer handed back."""
+        ``hopper.hopper_forward_kernel`` stores them, and its Q buffer handed back. With
+        ``HAS_PADDING`` the walk is cut as the loader cuts it and the tiles that reach the
+        sequence's first padding key mask their padding keys."""
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
         D: gl.constexpr = q_desc.block_type.shape[1]
         BLOCK_N: gl.constexpr = k_desc.block_type.shape[0]
@@ -279,6 +298,19 @@ if AVAILABLE:
             q_start += WG * BLOCK_M
             full_start, n_full, part_start, n_tiles = _walk(entry, LAYOUT_BLOCK, BLOCK_N,
                                                             HAS_PARTIAL)
+            if HAS_PADDING:
+                n_full, n_tiles = _padded_walk(entry, b, KV_LIMITS, stride_lim_b, full_start,
+                                               n_full, part_start, n_tiles, LAYOUT_BLOCK,
+                                               BLOCK_N, HAS_PARTIAL)
+                kpm_row, first_padding = _padding(KPM, KV_LIMITS, b, stride_kpm_b,
+                                                  stride_lim_b, LAYOUT_HEADS * NUM_Q_BLOCKS)
+                if ROW_RUNS:
+                    run_offset = gl.load(FULL_IDX + full_start, mask=n_full > 0,
+                                         other=0) * LAYOUT_BLOCK
+                else:
+                    run_offset = 0
+            else:
+                kpm_row, first_padding, run_offset = KPM, Nk, 0
             acc = gl.zeros([BLOCK_M, D], gl.float32, o_layout)
             m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, rows_s)
             l_i = gl.zeros([BLOCK_M], gl.float32, rows_s)
@@ -295,23 +327,35 @@ if AVAILABLE:
                     if n_full == 0:
                         s = _masked(s, 0, n_full, part_start, PART_IDX, PART_CODE, q_start,
                                     Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, s_layout)
-                p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, HAS_PARTIAL)
+                if HAS_PADDING:
+                    s = padding_mask(s, _tile_keys(0, n_full, full_start, part_start, FULL_IDX,
+                                                   PART_IDX, run_offset, LAYOUT_BLOCK, BLOCK_N,
+                                                   ROW_RUNS, HAS_PARTIAL),
+                                     kpm_row, first_padding, Nk, BLOCK_N, s_layout,
+                                     float("-inf"))
+                p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale,
+                                                   HAS_PARTIAL or HAS_PADDING)
                 p = gl.convert_layout(p.to(dtype), p_layout)
                 # Full tiles, then partial ones (the mask and the -inf guard stay out of
-                # the full tiles' loop; after a full tile 0 no row is at -inf).
+                # the full tiles' loop; after a full tile 0 no row is at -inf, but for key
+                # padding, whose mask can reach any tile).
                 for j in range(1, n_full):
                     acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, ring, rounds, WG, q_tile,
                                              k_smem, v_smem, k_ready, v_ready, k_empty, v_empty,
-                                             turn, zero_s, n_full, part_start, PART_IDX,
-                                             PART_CODE, q_start, Nk, qk_scale, LAYOUT_BLOCK,
-                                             False, s_layout, o_layout, p_layout)
+                                             turn, zero_s, n_full, full_start, part_start,
+                                             FULL_IDX, PART_IDX, PART_CODE, run_offset, q_start,
+                                             Nk, qk_scale, kpm_row, first_padding, LAYOUT_BLOCK,
+                                             False, HAS_PADDING, ROW_RUNS, HAS_PARTIAL,
+                                             s_layout, o_layout, p_layout)
                 if HAS_PARTIAL:
                     for j in range(gl.maximum(n_full, 1), n_tiles):
                         acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, ring, rounds, WG,
                                                  q_tile, k_smem, v_smem, k_ready, v_ready,
                                                  k_empty, v_empty, turn, zero_s, n_full,
-                                                 part_start, PART_IDX, PART_CODE, q_start,
-                                                 Nk, qk_scale, LAYOUT_BLOCK, True, s_layout,
+                                                 full_start, part_start, FULL_IDX, PART_IDX,
+                                                 PART_CODE, run_offset, q_start, Nk, qk_scale,
+                                                 kpm_row, first_padding, LAYOUT_BLOCK, True,
+                                                 HAS_PADDING, ROW_RUNS, HAS_PARTIAL, s_layout,
                                                  o_layout, p_layout)
                 # The last round: the last tile's P V.
                 last = ring + n_tiles - 1
@@ -339,13 +383,13 @@ if AVAILABLE:
 
     @gluon.jit
     def pingpong_forward_kernel(
-            O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, COUNTER, q_desc,
-            k_desc, v_desc, o_desc, qk_scale, stride_ob, stride_oh, stride_on,
+            O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, KPM, KV_LIMITS,
+            COUNTER, q_desc, k_desc, v_desc, o_desc, qk_scale, stride_ob, stride_oh, stride_on,
             H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
+            stride_kpm_b, stride_lim_b,
             LAYOUT_BLOCK: gl.constexpr, K_STAGES: gl.constexpr, V_STAGES: gl.constexpr,
-            Q_BUFS: gl.constexpr,
-            ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, TMA_STORE: gl.constexpr,
-            num_warps: gl.constexpr):
+            Q_BUFS: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
+            HAS_PADDING: gl.constexpr, TMA_STORE: gl.constexpr, num_warps: gl.constexpr):
         """``ITEMS`` work items, (schedule entry, 128-row query tile) x (batch, head
         repeat), on however many programs the grid has: item ``g * ITEMS_PER_GROUP + i``
         is what ``hopper.hopper_forward_kernel`` does as program (i, g), and each program
@@ -355,7 +399,8 @@ if AVAILABLE:
         program that drew long items takes fewer. Otherwise that kernel's arguments, but
         for its tile constexprs, which come from the descriptors: q_desc and o_desc in
         tiles of :data:`BLOCK_M` rows (a warp group's), k_desc and v_desc of
-        :data:`BLOCK_N`."""
+        :data:`BLOCK_N`; key padding (``KPM``, ``KV_LIMITS`` and their batch strides)
+        as that kernel takes it."""
         dtype: gl.constexpr = q_desc.dtype
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
         D: gl.constexpr = q_desc.block_type.shape[1]
@@ -393,19 +438,21 @@ if AVAILABLE:
         # group's number, stays one).
         gl.warp_specialize([
             (_consume, (0, q_desc, k_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                        item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, PART_IDX,
-                        PART_CODE, SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh,
-                        stride_on, H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
-                        ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, HAS_PARTIAL, TMA_STORE)),
+                        item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX,
+                        PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, KPM, KV_LIMITS, qk_scale,
+                        stride_ob, stride_oh, stride_on, H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS,
+                        WS_SLOTS, ITEMS_PER_GROUP, ITEMS, stride_kpm_b, stride_lim_b,
+                        LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, HAS_PADDING, TMA_STORE)),
             (_consume, (1, q_desc, k_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                        item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, PART_IDX,
-                        PART_CODE, SCHED, WS_O, WS_LSE, qk_scale, stride_ob, stride_oh,
-                        stride_on, H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
-                        ITEMS_PER_GROUP, ITEMS, LAYOUT_BLOCK, HAS_PARTIAL, TMA_STORE)),
+                        item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX,
+                        PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, KPM, KV_LIMITS, qk_scale,
+                        stride_ob, stride_oh, stride_on, H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS,
+                        WS_SLOTS, ITEMS_PER_GROUP, ITEMS, stride_kpm_b, stride_lim_b,
+                        LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, HAS_PADDING, TMA_STORE)),
             (_loader, (q_desc, k_desc, v_desc, q_smem, k_smem, v_smem, q_ready, q_empty, item_smem,
-                       k_ready, v_ready, k_empty, v_empty, FULL_IDX, PART_IDX, SCHED, COUNTER, H,
-                       H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, ITEMS_PER_GROUP, ITEMS,
-                       LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL)),
+                       k_ready, v_ready, k_empty, v_empty, FULL_IDX, PART_IDX, SCHED, KV_LIMITS,
+                       COUNTER, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, ITEMS_PER_GROUP,
+                       ITEMS, stride_lim_b, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, HAS_PADDING)),
         ], [4, 1], [240, 24])
 
 
@@ -430,7 +477,8 @@ if AVAILABLE:
 
 
 def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
-                 row_runs, has_partial) -> "fastlaunch.Launch":
+                 row_runs, has_partial, has_padding=False, stride_kpm_b=0,
+                 stride_lim_b=0) -> "fastlaunch.Launch":
     """:func:`pingpong_forward_kernel` bound as ``hopper.bind_forward`` binds its kernel
     (which calls this one where :func:`chosen`): ``programs`` schedule entries of
     ``layout_block // 128`` work items each, for each of ``groups``, on one program an SM
@@ -446,8 +494,7 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
     return _KERNEL.bind(
         (grid,), (q.dtype,),
         (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots, per_group,
-         items),
+         items, stride_kpm_b, stride_lim_b),
         LAYOUT_BLOCK=layout_block, K_STAGES=K_STAGES, V_STAGES=V_STAGES, Q_BUFS=Q_BUFS,
-        ROW_RUNS=row_runs,
-        HAS_PARTIAL=has_partial, TMA_STORE=hopper.TMA_STORE, num_warps=NUM_WARPS,
-        maxnreg=MAXNREG)
+        ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
+        TMA_STORE=hopper.TMA_STORE, num_warps=NUM_WARPS, maxnreg=MAXNREG)

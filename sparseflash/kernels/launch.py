@@ -359,7 +359,7 @@ def _forward_plan(q, k, v, o, meta: LayoutMeta, has_padding: bool, s_kpm: int, s
                      bool(meta.has_partial)):
         main = hopper.bind_forward(q, k, o, meta.kv_programs, groups, meta.num_q_blocks,
                                    meta.heads, meta.kv_slots, meta.block, bool(meta.row_runs),
-                                   bool(meta.has_partial))
+                                   bool(meta.has_partial), has_padding, s_kpm, s_lim)
         return _ForwardPlan(meta, main, True, False, merge, workspace)
     block_d = head_dim_tile(D)
     row_class = length_class(meta.row_blocks)
@@ -416,7 +416,7 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
         ws_o = ws_lse = lse  # never touched: no row is split
     if plan.gluon:
         hopper.forward(plan.main, q, k, v, o, lse, tables[1], tables[3], tables[4], tables[10],
-                       ws_o, ws_lse, scale * LOG2E)
+                       ws_o, ws_lse, kpm, limits, scale * LOG2E)
     else:
         if plan.use_tma:
             _ensure_allocator()
@@ -479,7 +479,7 @@ def _backward_plan(q, k, v, do, o, dq, dk, dv, meta: LayoutMeta, has_padding: bo
     if hopper_fused.usable(q, k, v, do, meta.block, dropout_p, has_padding, scheduled):
         fused = hopper_fused.bind(q, k, o, do, meta.q_programs, kv_groups, meta.num_kv_blocks,
                                   sched_heads, meta.q_slots, meta.block,
-                                  bool(meta.has_partial))
+                                  bool(meta.has_partial), has_padding, s_kpm, s_lim)
         return _BackwardPlan(meta, None, None, False, None, sum_dk, sum_dv, None,
                              dkdv_workspace, fused)
     block_d = head_dim_tile(D)
@@ -563,8 +563,8 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
         ws_dk = ws_dv = delta  # never touched
     if plan.fused is not None:
         hopper_fused.backward(plan.fused, q, k, v, do, o, lse, delta, dq, dk, dv, tables[6],
-                              tables[8], tables[9], tables[13], ws_dk, ws_dv, scale * LOG2E,
-                              float(scale))
+                              tables[8], tables[9], tables[13], ws_dk, ws_dv, kpm, limits,
+                              scale * LOG2E, float(scale))
     else:
         scalars = (scale * LOG2E, float(scale), dropout_p, keep_threshold(dropout_p))
         seed = _seed_pointer(seed, dropout_p, tables)
