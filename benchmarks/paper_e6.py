@@ -455,7 +455,9 @@ def table(rows: Iterable[Dict], *, modes: Sequence[str] = MODES, memory: bool = 
         sections.append(("memory", "memory, one fwd+bwd (MiB; ours incl. inputs)",
                          "peak_total_mb", 0))
     first = rows[0]
-    dropouts = sorted({r["dropout_p"] for r in rows if r.get("dropout_p")})
+    # The dropout of the methods that take it (a run without dropout records 0).
+    dropouts = sorted({r["dropout_p"] for r in rows if r.get("dropout_p") is not None
+                       and (r["method"] not in METHODS or METHODS[r["method"]].takes_dropout)})
     pads = sorted({r["max_pad"] for r in rows if r.get("max_pad") is not None}) or [20]
     out = [f"B={first['B']}, H={first['H']}, D={first['D']}, {first['dtype']}, dropout "
            f"{'/'.join(map(str, dropouts)) or 'not recorded'}, key padding mask (lengths "

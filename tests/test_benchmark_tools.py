@@ -373,6 +373,17 @@ def test_run_method_checks_then_times_each_mode_and_records_a_failing_mode(monke
     assert "| sparseflash | 2.00 |" in text and "| sparseflash | OOM |" in text
 
 
+def test_e6_table_header_says_which_dropout_ran():
+    """The header names the dropout of the methods that take it: 0.0 for a run without
+    dropout (it said "not recorded"), and Flex's rows (never dropout) do not count."""
+    base = _tiny_e6_problem()[-1]
+    for p in (0.0, 0.1):
+        rows = [dict(base, mode="fwd", status="ok", ms=1.0, peak_total_mb=1.0, dropout_p=p),
+                dict(base, method="flex", mode="fwd", status="ok", ms=2.0, peak_total_mb=1.0,
+                     dropout_p=0.0)]
+        assert f"dropout {p}, key padding" in paper_e6.table(rows, paper=False).splitlines()[0]
+
+
 def test_run_method_records_a_method_that_fails_the_check(monkeypatch):
     monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
     q, k, v, layout, lengths, padding, base = _tiny_e6_problem()
