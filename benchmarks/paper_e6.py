@@ -438,10 +438,13 @@ def table(rows: Iterable[Dict], *, modes: Sequence[str] = MODES, memory: bool = 
           paper: bool = True) -> str:
     """Markdown: for each of fwd / bwd / fwd+bwd (ms) and memory (MiB), one line per method
     and one column per N, as the paper's Tables 9-11 and 21, with the paper's A100 rows
-    underneath. A failed method shows OOM / n/a / err in every section."""
+    underneath (only for the paper's shape: B=16, H=8, D=64). A failed method shows OOM /
+    n/a / err in every section."""
     rows = list(rows)
     if not rows:
         return "(no rows)"
+    # The shape the header names (the first row's), as every row of a run shares it.
+    paper = paper and (rows[0].get("B"), rows[0].get("H"), rows[0].get("D")) == (16, 8, 64)
     ns = sorted({r["N"] for r in rows})
     order = [m for m in METHODS if any(r["method"] == m for r in rows)]
     order += sorted({r["method"] for r in rows} - set(order))

@@ -384,6 +384,16 @@ def test_e6_table_header_says_which_dropout_ran():
         assert f"dropout {p}, key padding" in paper_e6.table(rows, paper=False).splitlines()[0]
 
 
+def test_e6_table_shows_the_paper_rows_only_at_the_papers_shape():
+    """The paper measured B=16, H=8, D=64: its A100 rows sit under a table of that shape
+    and not under one at another head dim."""
+    base = _tiny_e6_problem()[-1]
+    row = dict(base, B=16, H=8, D=64, N=1024, mode="fwd", status="ok", ms=1.0,
+               peak_total_mb=1.0)
+    assert "*paper, A100" in paper_e6.table([row])
+    assert "*paper, A100" not in paper_e6.table([dict(row, D=128)])
+
+
 def test_run_method_records_a_method_that_fails_the_check(monkeypatch):
     monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
     q, k, v, layout, lengths, padding, base = _tiny_e6_problem()

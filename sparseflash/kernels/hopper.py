@@ -18,8 +18,11 @@ forward is ``hopper_pingpong``'s warp-specialised kernel (16-27% faster than thi
 NOTES v22), which :func:`bind_forward` binds in its place; :func:`usable` (asked for
 both) takes the Gluon forward by default everywhere it can run, and with the ping-pong
 kernel turned off everywhere but on layouts with partial blocks at D=128.
-Everything else (other GPUs, the interpreter, dropout, key padding, other head dims) goes
-through the Triton kernel.
+Key padding (since session 27, NOTES v29) cuts each sequence's walk after its last real key,
+as the Triton kernel does, and masks padding keys only in the tiles that reach the
+sequence's first padding key (the last column of ``Layout.padding_limits``): a padded call
+runs at the unpadded speed. Everything else (other GPUs, the interpreter, dropout, other
+head dims) goes through the Triton kernel.
 Gluon has no interpreter: ``tests/test_hopper_compile.py`` compiles this kernel for sm_90
 on any machine, ``tests/test_gpu.py -k gluon`` runs it. Gluon is experimental in Triton;
 this module imports nothing when it is missing.
