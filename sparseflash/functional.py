@@ -410,9 +410,10 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
             mask on each replay. Each score keeps with
             probability ``1 - p`` to within 2^-16 (16-bit draws), so ``p`` may be at most
             ``1 - 2**-16``.
-        key_padding_mask: bool ``(B, Nk)``, True = padding key, ignored. The Triton kernels
-            skip the key blocks after each sequence's last real key, so trailing padding
-            costs nothing; padding elsewhere is masked and still computed.
+        key_padding_mask: bool ``(B, Nk)``, True = padding key, ignored. The Triton
+            kernels (and, on H100/H200 without dropout, the Gluon ones) skip the key
+            blocks after each sequence's last real key, so trailing padding costs nothing;
+            padding elsewhere is masked and still computed.
         backend: ``"triton"`` (CUDA, or CPU under ``TRITON_INTERPRET=1``), ``"torch"`` (pure
             PyTorch, any device), or ``"auto"`` (triton on CUDA, torch otherwise). An
             explicit backend never falls back.
