@@ -38,12 +38,20 @@ CASES = [
 ]
 
 
+def case_id(case) -> str:
+    """A case's test id: pattern, head dim and its padding, if any (``-pad``, ``-holes``,
+    ``-empty``), so that ``-k`` can pick the padded cases."""
+    padding = case[8]
+    return f"{case[0]}-D{case[6]}" + ("" if not padding else "-pad" if padding is True
+                                      else f"-{padding}")
+
+
 def _grads(out, inputs, grad):
     return torch.autograd.grad(out, inputs, grad)
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-@pytest.mark.parametrize("case", CASES, ids=[c[0] + f"-D{c[6]}" for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
 def test_against_float64(case, dtype):
     _check_against_float64(case, dtype)
 
@@ -93,7 +101,7 @@ def _check_against_float64(case, dtype):
 TMA_CASES = [CASES[i] for i in (1, 2, 4, 7, 8)]
 
 
-@pytest.mark.parametrize("case", TMA_CASES, ids=[c[0] + f"-D{c[6]}" for c in TMA_CASES])
+@pytest.mark.parametrize("case", TMA_CASES, ids=[case_id(c) for c in TMA_CASES])
 def test_tma_forward_against_float64(case, monkeypatch):
     from sparseflash.kernels import launch
     monkeypatch.setenv("SPARSEFLASH_TMA", "1")
@@ -134,7 +142,7 @@ GLUON_CASES = CASES[:4] + [
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-@pytest.mark.parametrize("case", GLUON_CASES, ids=[c[0] + f"-D{c[6]}" for c in GLUON_CASES])
+@pytest.mark.parametrize("case", GLUON_CASES, ids=[case_id(c) for c in GLUON_CASES])
 def test_gluon_forward_against_float64(case, dtype, monkeypatch):
     from sparseflash.kernels import hopper
     _check_gluon_kernel(hopper, "forward", "the Gluon forward", case, dtype, monkeypatch)
@@ -176,7 +184,7 @@ PINGPONG_CASES = [c for c in GLUON_CASES if c[6] == 128] + [
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-@pytest.mark.parametrize("case", PINGPONG_CASES, ids=[c[0] + f"-D{c[6]}" for c in PINGPONG_CASES])
+@pytest.mark.parametrize("case", PINGPONG_CASES, ids=[case_id(c) for c in PINGPONG_CASES])
 def test_pingpong_forward_against_float64(case, dtype, monkeypatch):
     from sparseflash.kernels import hopper_pingpong, launch
     monkeypatch.setenv("SPARSEFLASH_PINGPONG", "1" if case[6] != 128 else "auto")
@@ -189,7 +197,7 @@ def test_pingpong_forward_against_float64(case, dtype, monkeypatch):
 # and the Q buffers' barriers carrying on from item to item: one program for all of each
 # case's items, and three (row lengths, partial blocks and split rows mixed in each).
 @pytest.mark.parametrize("programs", [1, 3])
-@pytest.mark.parametrize("case", PINGPONG_CASES, ids=[c[0] + f"-D{c[6]}" for c in PINGPONG_CASES])
+@pytest.mark.parametrize("case", PINGPONG_CASES, ids=[case_id(c) for c in PINGPONG_CASES])
 def test_pingpong_forward_programs_against_float64(case, programs, monkeypatch):
     from sparseflash.kernels import hopper_pingpong
     monkeypatch.setattr(hopper_pingpong, "MAX_PROGRAMS", programs)
@@ -199,7 +207,7 @@ def test_pingpong_forward_programs_against_float64(case, programs, monkeypatch):
 # The K and V rings' depths and the Q buffers a warp group takes in turn, other than the
 # default (2, 3, 2): each ring's phases wrap at its own depth.
 @pytest.mark.parametrize("depths", [(3, 3, 1), (3, 2, 2)], ids=["K3-V3-Q1", "K3-V2-Q2"])
-@pytest.mark.parametrize("case", PINGPONG_CASES, ids=[c[0] + f"-D{c[6]}" for c in PINGPONG_CASES])
+@pytest.mark.parametrize("case", PINGPONG_CASES, ids=[case_id(c) for c in PINGPONG_CASES])
 def test_pingpong_forward_ring_depths_against_float64(case, depths, monkeypatch):
     from sparseflash.kernels import hopper_pingpong
     for name, value in zip(("K_STAGES", "V_STAGES", "Q_BUFS"), depths):
@@ -404,7 +412,7 @@ def test_compiled_module_with_padding_and_declared_length(mode):
 
 
 @pytest.mark.parametrize("case", [c for c in GLUON_CASES if c[6] == 128],
-                         ids=[c[0] for c in GLUON_CASES if c[6] == 128])
+                         ids=[case_id(c) for c in GLUON_CASES if c[6] == 128])
 def test_serial_gluon_forward_at_d128_against_float64(case, monkeypatch):
     """SPARSEFLASH_PINGPONG=0: the D=128 cases through hopper's own kernel."""
     from sparseflash.kernels import hopper_pingpong
@@ -420,7 +428,7 @@ TRITON_D64_CASES = [c for c in GLUON_CASES if c[6] == 64]
 
 
 @pytest.mark.parametrize("case", TRITON_D64_CASES,
-                         ids=[c[0] + f"-D{c[6]}" for c in TRITON_D64_CASES])
+                         ids=[case_id(c) for c in TRITON_D64_CASES])
 def test_triton_forward_at_d64_against_float64(case, monkeypatch):
     from sparseflash.kernels import hopper
     monkeypatch.setenv("SPARSEFLASH_GLUON", "0")
@@ -500,7 +508,7 @@ GLUON_BWD_CASES = [
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("case", GLUON_BWD_CASES,
-                         ids=[c[0] + f"-D{c[6]}" for c in GLUON_BWD_CASES])
+                         ids=[case_id(c) for c in GLUON_BWD_CASES])
 def test_gluon_backward_against_float64(case, dtype, monkeypatch):
     from sparseflash.kernels import hopper_backward
     monkeypatch.setenv("SPARSEFLASH_FUSED_BACKWARD", "0")  # D=128 would run the fused one
@@ -559,7 +567,7 @@ FUSED_BWD_CASES = [c for c in GLUON_BWD_CASES if c[7] % 128 == 0] + [
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("case", FUSED_BWD_CASES,
-                         ids=[c[0] + f"-D{c[6]}" for c in FUSED_BWD_CASES])
+                         ids=[case_id(c) for c in FUSED_BWD_CASES])
 def test_fused_backward_against_float64(case, dtype, monkeypatch):
     from sparseflash.kernels import hopper_fused
     monkeypatch.setenv("SPARSEFLASH_FUSED_BACKWARD", "1")

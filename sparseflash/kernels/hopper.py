@@ -151,15 +151,20 @@ if AVAILABLE:
         return start
 
     @gluon.jit
-    def padding_mask(s, key_start, kpm_row, first_padding, Nk, BLOCK_N: gl.constexpr,
-                     layout: gl.constexpr, value: gl.constexpr):
-        """``s`` (rows, BLOCK_N) of the key tile from ``key_start`` with its padding keys'
-        columns set to ``value``: only where the tile reaches the sequence's first padding
-        key (the rest need nothing). Keys past ``Nk`` count as padding."""
+    def mask_padding(s, j, n_full, full_start, part_start, FULL_IDX, PART_IDX, run_offset,
+                     kpm_row, first_padding, Nk, LAYOUT_BLOCK: gl.constexpr,
+                     BLOCK_N: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
+                     layout: gl.constexpr):
+        """Scores ``s`` (rows, BLOCK_N) of the walk's key tile ``j`` with its padding keys'
+        columns at -inf: only where the tile reaches the sequence's first padding key (the
+        rest need nothing). Keys past ``Nk`` count as padding. Shared by the forwards here
+        and in ``hopper_pingpong``."""
+        key_start = _tile_keys(j, n_full, full_start, part_start, FULL_IDX, PART_IDX,
+                               run_offset, LAYOUT_BLOCK, BLOCK_N, ROW_RUNS, HAS_PARTIAL)
         if key_start + BLOCK_N > first_padding:
             offs_n = key_start + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, layout))
             real = gl.load(kpm_row + offs_n, mask=offs_n < Nk, other=1) == 0
-            s = gl.where(gl.expand_dims(real, 0), s, value)
+            s = gl.where(gl.expand_dims(real, 0), s, float("-inf"))
         return s
 
     @gluon.jit
@@ -273,7 +278,7 @@ if AVAILABLE:
               o_layout: gl.constexpr, p_layout: gl.constexpr):
         """One trip of the loop: tile j-1's ``P V`` into ``acc``, then tile j's scores and
         softmax (``MASKED``: tile j is a partial block's; ``PADDED``: its padding keys
-        masked, :func:`padding_mask`); refills tile j-1's buffers with tile j-1+STAGES.
+        masked, :func:`mask_padding`); refills tile j-1's buffers with tile j-1+STAGES.
         Returns the new ``acc, p, m_i, l_i``."""
         prev = (j - 1) % STAGES
         mbarrier.wait(v_bar.index(prev), ((j - 1) // STAGES) & 1)
@@ -283,10 +288,9 @@ if AVAILABLE:
                     PART_CODE, q_start, Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, MASKED,
                     s_layout)
         if PADDED:
-            s = padding_mask(s, _tile_keys(j, n_full, full_start, part_start, FULL_IDX,
-                                           PART_IDX, run_offset, LAYOUT_BLOCK, BLOCK_N,
-                                           ROW_RUNS, HAS_PARTIAL),
-                             kpm_row, first_padding, Nk, BLOCK_N, s_layout, float("-inf"))
+            s = mask_padding(s, j, n_full, full_start, part_start, FULL_IDX, PART_IDX,
+                             run_offset, kpm_row, first_padding, Nk, LAYOUT_BLOCK, BLOCK_N,
+                             ROW_RUNS, HAS_PARTIAL, s_layout)
         # A masked tile (partial or padded) can leave a row at -inf: the guard.
         p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, MASKED or PADDED)
         acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
@@ -374,10 +378,9 @@ if AVAILABLE:
                         PART_IDX, PART_CODE, q_start, Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N,
                         STAGES, HAS_PARTIAL, s_layout)
             if HAS_PADDING:
-                s = padding_mask(s, _tile_keys(0, n_full, full_start, part_start, FULL_IDX,
-                                               PART_IDX, run_offset, LAYOUT_BLOCK, BLOCK_N,
-                                               ROW_RUNS, HAS_PARTIAL),
-                                 kpm_row, first_padding, Nk, BLOCK_N, s_layout, float("-inf"))
+                s = mask_padding(s, 0, n_full, full_start, part_start, FULL_IDX, PART_IDX,
+                                 run_offset, kpm_row, first_padding, Nk, LAYOUT_BLOCK, BLOCK_N,
+                                 ROW_RUNS, HAS_PARTIAL, s_layout)
             p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, HAS_PARTIAL or HAS_PADDING)
             p = gl.convert_layout(p.to(dtype), p_layout)
             _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,

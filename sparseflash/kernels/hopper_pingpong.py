@@ -80,8 +80,8 @@ if AVAILABLE:
                                                                   warpgroup_mma_wait)
 
     from .hopper import (_coords_at, _issue_kv_at, _padded_walk, _padding, _partial_mask,
-                         _softmax_step, _tile_keys, _walk, finish_rows, padding_mask,
-                         store_rows, tma_load)
+                         _softmax_step, _walk, finish_rows, mask_padding, store_rows,
+                         tma_load)
 
     # A partition's threads meet (Triton 3.6 names it thread_barrier, later ones barrier).
     _sync_partition = getattr(gl, "thread_barrier", None) or gl.barrier
@@ -215,7 +215,7 @@ if AVAILABLE:
         """Round j of warp group WG's work item (the program's round ``rounds + j``; the
         item's key tile j is the ring's ``ring + j``): tile j's scores and tile j-1's
         ``P V`` issued (``MASKED``: tile j is a partial block's; ``PADDED``: its padding
-        keys masked, ``hopper.padding_mask``), tile j's K buffer released once its scores
+        keys masked, ``hopper.mask_padding``), tile j's K buffer released once its scores
         are done, tile j's softmax while ``P V`` runs, then tile j-1's V buffer released.
         Returns the new ``acc, p, m_i, l_i``."""
         K_STAGES: gl.constexpr = k_smem.shape[0]
@@ -239,10 +239,9 @@ if AVAILABLE:
             s = _masked(s, j, n_full, part_start, PART_IDX, PART_CODE, q_start, Nk,
                         LAYOUT_BLOCK, BLOCK_M, BLOCK_N, s_layout)
         if PADDED:
-            s = padding_mask(s, _tile_keys(j, n_full, full_start, part_start, FULL_IDX,
-                                           PART_IDX, run_offset, LAYOUT_BLOCK, BLOCK_N,
-                                           ROW_RUNS, HAS_PARTIAL),
-                             kpm_row, first_padding, Nk, BLOCK_N, s_layout, float("-inf"))
+            s = mask_padding(s, j, n_full, full_start, part_start, FULL_IDX, PART_IDX,
+                             run_offset, kpm_row, first_padding, Nk, LAYOUT_BLOCK, BLOCK_N,
+                             ROW_RUNS, HAS_PARTIAL, s_layout)
         # A masked tile (partial or padded) can leave a row at -inf: the guard.
         p_next, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, MASKED or PADDED)
         acc, p = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))
@@ -328,11 +327,9 @@ if AVAILABLE:
                         s = _masked(s, 0, n_full, part_start, PART_IDX, PART_CODE, q_start,
                                     Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, s_layout)
                 if HAS_PADDING:
-                    s = padding_mask(s, _tile_keys(0, n_full, full_start, part_start, FULL_IDX,
-                                                   PART_IDX, run_offset, LAYOUT_BLOCK, BLOCK_N,
-                                                   ROW_RUNS, HAS_PARTIAL),
-                                     kpm_row, first_padding, Nk, BLOCK_N, s_layout,
-                                     float("-inf"))
+                    s = mask_padding(s, 0, n_full, full_start, part_start, FULL_IDX, PART_IDX,
+                                     run_offset, kpm_row, first_padding, Nk, LAYOUT_BLOCK,
+                                     BLOCK_N, ROW_RUNS, HAS_PARTIAL, s_layout)
                 p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale,
                                                    HAS_PARTIAL or HAS_PADDING)
                 p = gl.convert_layout(p.to(dtype), p_layout)
