@@ -386,8 +386,8 @@ def test_columns_are_runs_of_the_benchmark_layouts(pattern, runs):
 def test_padding_limits_against_brute_force(layout):
     """Column 0 = key blocks up to the last real key; then per row, where the full and
     partial walks stop: the first listed block at or past that, as an index into the flat
-    CSR lists; last, the first padding key (Nk if none) and whether all keys from it on are
-    padding. Trailing, leading, holes, all-padding and no-padding sequences."""
+    CSR lists; last, the first padding key (Nk if none). Trailing, leading, holes,
+    all-padding and no-padding sequences."""
     tables = layout.kernel_tables()
     full_off, full_flat, part_off, part_flat = (t.long() for t in tables[:4])
     Nk, block = layout.kv_seq_len, layout.block
@@ -401,10 +401,8 @@ def test_padding_limits_against_brute_force(layout):
     ])
     limits = layout.padding_limits(kpm)
     rows = layout.num_heads * layout.num_q_blocks
-    assert limits.dtype == torch.int32 and limits.shape == (5, 3 + 2 * rows)
-    assert limits[:, -2].tolist() == [Nk // 3, 0, int(torch.nonzero(kpm[2])[0]), 0, Nk]
-    holes_trail = bool(kpm[2, int(torch.nonzero(kpm[2])[0]):].all())
-    assert limits[:, -1].tolist() == [1, 0, int(holes_trail), 1, 1]
+    assert limits.dtype == torch.int32 and limits.shape == (5, 2 + 2 * rows)
+    assert limits[:, -1].tolist() == [Nk // 3, 0, int(torch.nonzero(kpm[2])[0]), 0, Nk]
     for b in range(5):
         real = torch.nonzero(~kpm[b]).flatten()
         kv_end = 0 if real.numel() == 0 else int(real[-1]) // block + 1

@@ -128,11 +128,10 @@ if AVAILABLE:
 
     @gluon.jit
     def _padding(KPM, KV_LIMITS, b, stride_kpm_b, stride_lim_b, rows):
-        """Sequence ``b``'s row of the key padding mask (a pointer), its first padding key
-        and whether every key from there on is padding (the two columns of ``KV_LIMITS``
-        after the ``rows`` layout rows' cuts)."""
-        limits = KV_LIMITS + b * stride_lim_b + 1 + 2 * rows
-        return KPM + b.to(gl.int64) * stride_kpm_b, gl.load(limits), gl.load(limits + 1)
+        """Sequence ``b``'s row of the key padding mask (a pointer) and its first padding
+        key (the last column of ``KV_LIMITS``, after the ``rows`` layout rows' cuts)."""
+        return (KPM + b.to(gl.int64) * stride_kpm_b,
+                gl.load(KV_LIMITS + b * stride_lim_b + 1 + 2 * rows))
 
     @gluon.jit
     def _tile_keys(j, n_full, full_start, part_start, FULL_IDX, PART_IDX, run_offset,
@@ -153,23 +152,18 @@ if AVAILABLE:
 
     @gluon.jit
     def mask_padding(s, j, n_full, full_start, part_start, FULL_IDX, PART_IDX, run_offset,
-                     kpm_row, first_padding, trailing, Nk, LAYOUT_BLOCK: gl.constexpr,
+                     kpm_row, first_padding, Nk, LAYOUT_BLOCK: gl.constexpr,
                      BLOCK_N: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
                      layout: gl.constexpr):
         """Scores ``s`` (rows, BLOCK_N) of the walk's key tile ``j`` with its padding keys'
         columns at -inf: only where the tile reaches the sequence's first padding key (the
-        rest need nothing). Keys past ``Nk`` count as padding. With ``trailing`` padding
-        (every key from the first padding key on) the keys' positions say which, else the
-        tile reads its bytes of the mask. Shared by the forwards here and in
-        ``hopper_pingpong``."""
+        rest need nothing). Keys past ``Nk`` count as padding. Shared by the forwards here
+        and in ``hopper_pingpong``."""
         key_start = _tile_keys(j, n_full, full_start, part_start, FULL_IDX, PART_IDX,
                                run_offset, LAYOUT_BLOCK, BLOCK_N, ROW_RUNS, HAS_PARTIAL)
         if key_start + BLOCK_N > first_padding:
             offs_n = key_start + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, layout))
-            if trailing != 0:
-                real = offs_n < first_padding
-            else:
-                real = gl.load(kpm_row + offs_n, mask=offs_n < Nk, other=1) == 0
+            real = gl.load(kpm_row + offs_n, mask=offs_n < Nk, other=1) == 0
             s = gl.where(gl.expand_dims(real, 0), s, float("-inf"))
         return s
 
@@ -277,7 +271,7 @@ if AVAILABLE:
     @gluon.jit
     def _step(acc, p, m_i, l_i, j, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s, k_desc,
               v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles, full_start, part_start,
-              run_offset, k_row0, q_start, Nk, qk_scale, kpm_row, first_padding, trailing,
+              run_offset, k_row0, q_start, Nk, qk_scale, kpm_row, first_padding,
               LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
               STAGES: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
               MASKED: gl.constexpr, PADDED: gl.constexpr, s_layout: gl.constexpr,
@@ -295,8 +289,8 @@ if AVAILABLE:
                     s_layout)
         if PADDED:
             s = mask_padding(s, j, n_full, full_start, part_start, FULL_IDX, PART_IDX,
-                             run_offset, kpm_row, first_padding, trailing, Nk, LAYOUT_BLOCK,
-                             BLOCK_N, ROW_RUNS, HAS_PARTIAL, s_layout)
+                             run_offset, kpm_row, first_padding, Nk, LAYOUT_BLOCK, BLOCK_N,
+                             ROW_RUNS, HAS_PARTIAL, s_layout)
         # A masked tile (partial or padded) can leave a row at -inf: the guard.
         p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, MASKED or PADDED)
         acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
@@ -337,14 +331,10 @@ if AVAILABLE:
             n_full, n_tiles = _padded_walk(entry, b, KV_LIMITS, stride_lim_b, full_start,
                                            n_full, part_start, n_tiles, LAYOUT_BLOCK,
                                            BLOCK_N, HAS_PARTIAL)
-            kpm_row, first_padding, _ = _padding(KPM, KV_LIMITS, b, stride_kpm_b,
-                                                 stride_lim_b, LAYOUT_HEADS * NUM_Q_BLOCKS)
-            # The mask's bytes even for trailing padding: under the cap of 128 registers
-            # the position test's second path made ptxas spill 160 bytes (none without it),
-            # and this kernel's padded tiles measured no slower than unpadded (NOTES v29).
-            trailing = 0
+            kpm_row, first_padding = _padding(KPM, KV_LIMITS, b, stride_kpm_b, stride_lim_b,
+                                              LAYOUT_HEADS * NUM_Q_BLOCKS)
         else:
-            kpm_row, first_padding, trailing = KPM, Nk, 1
+            kpm_row, first_padding = KPM, Nk
         if ROW_RUNS:
             run_offset = gl.load(FULL_IDX + full_start, mask=n_full > 0, other=0) * LAYOUT_BLOCK
         else:
@@ -389,8 +379,8 @@ if AVAILABLE:
                         STAGES, HAS_PARTIAL, s_layout)
             if HAS_PADDING:
                 s = mask_padding(s, 0, n_full, full_start, part_start, FULL_IDX, PART_IDX,
-                                 run_offset, kpm_row, first_padding, trailing, Nk,
-                                 LAYOUT_BLOCK, BLOCK_N, ROW_RUNS, HAS_PARTIAL, s_layout)
+                                 run_offset, kpm_row, first_padding, Nk, LAYOUT_BLOCK, BLOCK_N,
+                                 ROW_RUNS, HAS_PARTIAL, s_layout)
             p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, HAS_PARTIAL or HAS_PADDING)
             p = gl.convert_layout(p.to(dtype), p_layout)
             _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
@@ -405,18 +395,17 @@ if AVAILABLE:
                     acc, p, m_i, l_i, j, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s, k_desc,
                     v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles, full_start,
                     part_start, run_offset, k_row0, q_start, Nk, qk_scale, kpm_row,
-                    first_padding, trailing, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, ROW_RUNS,
+                    first_padding, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, ROW_RUNS,
                     HAS_PARTIAL, False, HAS_PADDING, s_layout, o_layout, p_layout)
             if HAS_PARTIAL:
                 for j in range(gl.maximum(n_full, 1), n_tiles):
-                    acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, q_smem, k_smem, v_smem,
-                                             k_bar, v_bar, zero_s, k_desc, v_desc, FULL_IDX,
-                                             PART_IDX, PART_CODE, n_full, n_tiles, full_start,
-                                             part_start, run_offset, k_row0, q_start, Nk,
-                                             qk_scale, kpm_row, first_padding, trailing,
-                                             LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, ROW_RUNS,
-                                             HAS_PARTIAL, True, HAS_PADDING, s_layout,
-                                             o_layout, p_layout)
+                    acc, p, m_i, l_i = _step(
+                        acc, p, m_i, l_i, j, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s,
+                        k_desc, v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles,
+                        full_start, part_start, run_offset, k_row0, q_start, Nk, qk_scale,
+                        kpm_row, first_padding, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES,
+                        ROW_RUNS, HAS_PARTIAL, True, HAS_PADDING, s_layout, o_layout,
+                        p_layout)
             last = n_tiles - 1
             mbarrier.wait(v_bar.index(last % STAGES), (last // STAGES) & 1)
             acc = warpgroup_mma(p, v_smem.index(last % STAGES), acc, is_async=True)

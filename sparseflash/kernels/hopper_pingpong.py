@@ -206,12 +206,12 @@ if AVAILABLE:
                              BLOCK_N, s_layout)
 
     @gluon.jit
-    def _step(acc, p, m_i, l_i, j, ring, rounds, WG: gl.constexpr, q_tile, k_smem, v_smem,
-              k_ready, v_ready, k_empty, v_empty, turn, zero_s, n_full, full_start, part_start,
-              FULL_IDX, PART_IDX, PART_CODE, run_offset, q_start, Nk, qk_scale, kpm_row,
-              first_padding, trailing, LAYOUT_BLOCK: gl.constexpr, MASKED: gl.constexpr,
-              PADDED: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
-              s_layout: gl.constexpr, o_layout: gl.constexpr, p_layout: gl.constexpr):
+    def _step(acc, p, m_i, l_i, j, ring, rounds, WG: gl.constexpr, q_tile, k_smem, v_smem, k_ready,
+              v_ready, k_empty, v_empty, turn, zero_s, n_full, full_start, part_start, FULL_IDX,
+              PART_IDX, PART_CODE, run_offset, q_start, Nk, qk_scale, kpm_row, first_padding,
+              LAYOUT_BLOCK: gl.constexpr, MASKED: gl.constexpr, PADDED: gl.constexpr,
+              ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, s_layout: gl.constexpr,
+              o_layout: gl.constexpr, p_layout: gl.constexpr):
         """Round j of warp group WG's work item (the program's round ``rounds + j``; the
         item's key tile j is the ring's ``ring + j``): tile j's scores and tile j-1's
         ``P V`` issued (``MASKED``: tile j is a partial block's; ``PADDED``: its padding
@@ -240,8 +240,8 @@ if AVAILABLE:
                         LAYOUT_BLOCK, BLOCK_M, BLOCK_N, s_layout)
         if PADDED:
             s = mask_padding(s, j, n_full, full_start, part_start, FULL_IDX, PART_IDX,
-                             run_offset, kpm_row, first_padding, trailing, Nk, LAYOUT_BLOCK,
-                             BLOCK_N, ROW_RUNS, HAS_PARTIAL, s_layout)
+                             run_offset, kpm_row, first_padding, Nk, LAYOUT_BLOCK, BLOCK_N,
+                             ROW_RUNS, HAS_PARTIAL, s_layout)
         # A masked tile (partial or padded) can leave a row at -inf: the guard.
         p_next, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, MASKED or PADDED)
         acc, p = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))
@@ -301,15 +301,15 @@ if AVAILABLE:
                 n_full, n_tiles = _padded_walk(entry, b, KV_LIMITS, stride_lim_b, full_start,
                                                n_full, part_start, n_tiles, LAYOUT_BLOCK,
                                                BLOCK_N, HAS_PARTIAL)
-                kpm_row, first_padding, trailing = _padding(
-                    KPM, KV_LIMITS, b, stride_kpm_b, stride_lim_b, LAYOUT_HEADS * NUM_Q_BLOCKS)
+                kpm_row, first_padding = _padding(KPM, KV_LIMITS, b, stride_kpm_b,
+                                                  stride_lim_b, LAYOUT_HEADS * NUM_Q_BLOCKS)
                 if ROW_RUNS:
                     run_offset = gl.load(FULL_IDX + full_start, mask=n_full > 0,
                                          other=0) * LAYOUT_BLOCK
                 else:
                     run_offset = 0
             else:
-                kpm_row, first_padding, trailing, run_offset = KPM, Nk, 1, 0
+                kpm_row, first_padding, run_offset = KPM, Nk, 0
             acc = gl.zeros([BLOCK_M, D], gl.float32, o_layout)
             m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, rows_s)
             l_i = gl.zeros([BLOCK_M], gl.float32, rows_s)
@@ -328,8 +328,8 @@ if AVAILABLE:
                                     Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, s_layout)
                 if HAS_PADDING:
                     s = mask_padding(s, 0, n_full, full_start, part_start, FULL_IDX, PART_IDX,
-                                     run_offset, kpm_row, first_padding, trailing, Nk,
-                                     LAYOUT_BLOCK, BLOCK_N, ROW_RUNS, HAS_PARTIAL, s_layout)
+                                     run_offset, kpm_row, first_padding, Nk, LAYOUT_BLOCK,
+                                     BLOCK_N, ROW_RUNS, HAS_PARTIAL, s_layout)
                 p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale,
                                                    HAS_PARTIAL or HAS_PADDING)
                 p = gl.convert_layout(p.to(dtype), p_layout)
@@ -338,21 +338,20 @@ if AVAILABLE:
                 # padding, whose mask can reach any tile).
                 for j in range(1, n_full):
                     acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, ring, rounds, WG, q_tile,
-                                             k_smem, v_smem, k_ready, v_ready, k_empty,
-                                             v_empty, turn, zero_s, n_full, full_start,
-                                             part_start, FULL_IDX, PART_IDX, PART_CODE,
-                                             run_offset, q_start, Nk, qk_scale, kpm_row,
-                                             first_padding, trailing, LAYOUT_BLOCK, False,
-                                             HAS_PADDING, ROW_RUNS, HAS_PARTIAL, s_layout,
-                                             o_layout, p_layout)
+                                             k_smem, v_smem, k_ready, v_ready, k_empty, v_empty,
+                                             turn, zero_s, n_full, full_start, part_start,
+                                             FULL_IDX, PART_IDX, PART_CODE, run_offset, q_start,
+                                             Nk, qk_scale, kpm_row, first_padding, LAYOUT_BLOCK,
+                                             False, HAS_PADDING, ROW_RUNS, HAS_PARTIAL,
+                                             s_layout, o_layout, p_layout)
                 if HAS_PARTIAL:
                     for j in range(gl.maximum(n_full, 1), n_tiles):
-                        acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, ring, rounds, WG, q_tile,
-                                                 k_smem, v_smem, k_ready, v_ready, k_empty,
-                                                 v_empty, turn, zero_s, n_full, full_start,
-                                                 part_start, FULL_IDX, PART_IDX, PART_CODE,
-                                                 run_offset, q_start, Nk, qk_scale, kpm_row,
-                                                 first_padding, trailing, LAYOUT_BLOCK, True,
+                        acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, ring, rounds, WG,
+                                                 q_tile, k_smem, v_smem, k_ready, v_ready,
+                                                 k_empty, v_empty, turn, zero_s, n_full,
+                                                 full_start, part_start, FULL_IDX, PART_IDX,
+                                                 PART_CODE, run_offset, q_start, Nk, qk_scale,
+                                                 kpm_row, first_padding, LAYOUT_BLOCK, True,
                                                  HAS_PADDING, ROW_RUNS, HAS_PARTIAL, s_layout,
                                                  o_layout, p_layout)
                 # The last round: the last tile's P V.

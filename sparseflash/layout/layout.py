@@ -389,7 +389,7 @@ class Layout:
 
     def padding_limits(self, key_padding_mask: torch.Tensor) -> torch.Tensor:
         """Where the kernels' walks stop for each sequence of a padded batch: int32
-        ``(B, 3 + 2 * H * nq)`` on this layout's device, for ``key_padding_mask (B, Nk)``
+        ``(B, 2 + 2 * H * nq)`` on this layout's device, for ``key_padding_mask (B, Nk)``
         bool (True = padding).
 
         Column 0 is ``kv_end``: the key blocks up to and including the last one with a real
@@ -397,11 +397,9 @@ class Layout:
         kernel visits it. Columns ``1 + 2r`` and ``2 + 2r`` are where row ``r``'s walks
         over ``full_kv_flat`` and ``partial_kv_flat`` stop: at the first listed block at or
         past ``kv_end``. Rows list their blocks in ascending order, so that is a binary
-        search of the sorted keys ``r * nk + j`` for ``r * nk + kv_end``. The last two
-        columns are the sequence's first padding key (``Nk`` if none) and whether every
-        key from it on is padding (1: trailing padding, the usual kind): the Gluon forwards
-        mask only the key tiles that reach it, and for trailing padding by comparing key
-        positions, with no read of the mask.
+        search of the sorted keys ``r * nk + j`` for ``r * nk + kv_end``. The last
+        column is the sequence's first padding key (``Nk`` if none): the Gluon forwards
+        mask only the key tiles that reach it.
 
         Trailing padding (the usual kind) then costs nothing; padding elsewhere is
         masked per element and still computed.
@@ -417,9 +415,7 @@ class Layout:
         cuts = torch.stack((torch.searchsorted(full_keys, query),
                             torch.searchsorted(partial_keys, query)), -1).flatten(1)
         first_padding = torch.where(key_padding_mask, positions - 1, Nk).amin(1)
-        trailing = real_keys_end <= first_padding
-        return torch.cat((kv_end[:, None], cuts, first_padding[:, None], trailing[:, None]),
-                         1).to(torch.int32)
+        return torch.cat((kv_end[:, None], cuts, first_padding[:, None]), 1).to(torch.int32)
 
     def _padded(self, counts: torch.Tensor, offsets: torch.Tensor, flat: torch.Tensor):
         """CSR (CPU tensors) -> ``(H, rows per head, max count)`` int32, 0-padded."""
