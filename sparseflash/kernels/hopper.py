@@ -112,26 +112,46 @@ if AVAILABLE:
         return full_start, n_full, part_start, n_tiles
 
     @gluon.jit
-    def _padded_walk(entry, b, KV_LIMITS, stride_lim_b, full_start, n_full, part_start,
-                     n_tiles, LAYOUT_BLOCK: gl.constexpr, TILE: gl.constexpr,
-                     HAS_PARTIAL: gl.constexpr):
-        """:func:`_walk`'s counts of full tiles and of all tiles for sequence ``b`` of a
-        padded batch: each list cut where ``KV_LIMITS`` (``Layout.padding_limits``) says
-        its blocks hold nothing but padding, as the Triton kernels' ``walk_ends``."""
-        SUB: gl.constexpr = LAYOUT_BLOCK // TILE
-        limits = KV_LIMITS + b * stride_lim_b + 1 + 2 * gl.load(entry + ENTRY_ROW)
-        n_part = n_tiles - n_full
-        n_full = gl.minimum(n_full, gl.maximum(gl.load(limits) - full_start, 0) * SUB)
-        if HAS_PARTIAL:
-            n_part = gl.minimum(n_part, gl.maximum(gl.load(limits + 1) - part_start, 0) * SUB)
-        return n_full, n_full + n_part
+    def _row_walk(entry, b, KV_LIMITS, stride_lim_b, LAYOUT_BLOCK: gl.constexpr,
+                  TILE: gl.constexpr, HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr):
+        """:func:`_walk` of a query row's schedule entry for sequence ``b``; with
+        ``HAS_PADDING`` its counts of full tiles and of all tiles cut where ``KV_LIMITS``
+        (``Layout.padding_limits``) says the lists' blocks hold nothing but padding, as the
+        Triton kernels' ``walk_ends`` cuts them."""
+        full_start, n_full, part_start, n_tiles = _walk(entry, LAYOUT_BLOCK, TILE,
+                                                        HAS_PARTIAL)
+        if HAS_PADDING:
+            SUB: gl.constexpr = LAYOUT_BLOCK // TILE
+            limits = KV_LIMITS + b * stride_lim_b + 1 + 2 * gl.load(entry + ENTRY_ROW)
+            n_part = n_tiles - n_full
+            n_full = gl.minimum(n_full, gl.maximum(gl.load(limits) - full_start, 0) * SUB)
+            if HAS_PARTIAL:
+                n_part = gl.minimum(n_part,
+                                    gl.maximum(gl.load(limits + 1) - part_start, 0) * SUB)
+            n_tiles = n_full + n_part
+        return full_start, n_full, part_start, n_tiles
 
     @gluon.jit
-    def _padding(KPM, KV_LIMITS, b, stride_kpm_b, stride_lim_b, rows):
+    def _run_offset(FULL_IDX, full_start, n_full, LAYOUT_BLOCK: gl.constexpr,
+                    ROW_RUNS: gl.constexpr):
+        """The first key of a row whose full blocks are one consecutive run (``ROW_RUNS``):
+        the run's tiles lie at computed offsets from it. 0 otherwise (never read)."""
+        if ROW_RUNS:
+            return gl.load(FULL_IDX + full_start, mask=n_full > 0, other=0) * LAYOUT_BLOCK
+        else:
+            return 0
+
+    @gluon.jit
+    def _padding(KPM, KV_LIMITS, b, stride_kpm_b, stride_lim_b, rows, Nk,
+                 HAS_PADDING: gl.constexpr):
         """Sequence ``b``'s row of the key padding mask (a pointer) and its first padding
-        key (the last column of ``KV_LIMITS``, after the ``rows`` layout rows' cuts)."""
-        return (KPM + b.to(gl.int64) * stride_kpm_b,
-                gl.load(KV_LIMITS + b * stride_lim_b + 1 + 2 * rows))
+        key (the last column of ``KV_LIMITS``, after the ``rows`` layout rows' cuts);
+        without ``HAS_PADDING``, ``KPM`` and ``Nk`` (never read)."""
+        if HAS_PADDING:
+            return (KPM + b.to(gl.int64) * stride_kpm_b,
+                    gl.load(KV_LIMITS + b * stride_lim_b + 1 + 2 * rows))
+        else:
+            return KPM, Nk
 
     @gluon.jit
     def _tile_keys(j, n_full, full_start, part_start, FULL_IDX, PART_IDX, run_offset,
@@ -325,20 +345,11 @@ if AVAILABLE:
         entry, b, h, q_block, q_start = _coords(SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
                                                 LAYOUT_BLOCK, BLOCK_M)
         k_row0 = (b * H_KV + h // (H // H_KV)) * Nk
-        full_start, n_full, part_start, n_tiles = _walk(entry, LAYOUT_BLOCK, BLOCK_N,
-                                                        HAS_PARTIAL)
-        if HAS_PADDING:
-            n_full, n_tiles = _padded_walk(entry, b, KV_LIMITS, stride_lim_b, full_start,
-                                           n_full, part_start, n_tiles, LAYOUT_BLOCK,
-                                           BLOCK_N, HAS_PARTIAL)
-            kpm_row, first_padding = _padding(KPM, KV_LIMITS, b, stride_kpm_b, stride_lim_b,
-                                              LAYOUT_HEADS * NUM_Q_BLOCKS)
-        else:
-            kpm_row, first_padding = KPM, Nk
-        if ROW_RUNS:
-            run_offset = gl.load(FULL_IDX + full_start, mask=n_full > 0, other=0) * LAYOUT_BLOCK
-        else:
-            run_offset = 0
+        full_start, n_full, part_start, n_tiles = _row_walk(
+            entry, b, KV_LIMITS, stride_lim_b, LAYOUT_BLOCK, BLOCK_N, HAS_PARTIAL, HAS_PADDING)
+        kpm_row, first_padding = _padding(KPM, KV_LIMITS, b, stride_kpm_b, stride_lim_b,
+                                          LAYOUT_HEADS * NUM_Q_BLOCKS, Nk, HAS_PADDING)
+        run_offset = _run_offset(FULL_IDX, full_start, n_full, LAYOUT_BLOCK, ROW_RUNS)
 
         dtype: gl.constexpr = q_desc.dtype
         s_layout: gl.constexpr = gl.NVMMADistributedLayout(

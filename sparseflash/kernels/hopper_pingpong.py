@@ -79,8 +79,8 @@ if AVAILABLE:
     from triton.experimental.gluon.language.nvidia.hopper import (mbarrier, warpgroup_mma,
                                                                   warpgroup_mma_wait)
 
-    from .hopper import (_coords_at, _issue_kv_at, _padded_walk, _padding, _partial_mask,
-                         _softmax_step, _walk, finish_rows, mask_padding, store_rows,
+    from .hopper import (_coords_at, _issue_kv_at, _padding, _partial_mask, _row_walk,
+                         _run_offset, _softmax_step, finish_rows, mask_padding, store_rows,
                          tma_load)
 
     # A partition's threads meet (Triton 3.6 names it thread_barrier, later ones barrier).
@@ -123,18 +123,11 @@ if AVAILABLE:
             entry, b, h, q_block, q_start = _coords_at(
                 item % ITEMS_PER_GROUP, item // ITEMS_PER_GROUP, SCHED, H, NUM_Q_BLOCKS,
                 LAYOUT_HEADS, LAYOUT_BLOCK, 2 * BLOCK_M)
-            full_start, n_full, part_start, n_tiles = _walk(entry, LAYOUT_BLOCK, BLOCK_N,
-                                                            HAS_PARTIAL)
-            if HAS_PADDING:
-                n_full, n_tiles = _padded_walk(entry, b, KV_LIMITS, stride_lim_b, full_start,
-                                               n_full, part_start, n_tiles, LAYOUT_BLOCK,
-                                               BLOCK_N, HAS_PARTIAL)
+            full_start, n_full, part_start, n_tiles = _row_walk(
+                entry, b, KV_LIMITS, stride_lim_b, LAYOUT_BLOCK, BLOCK_N, HAS_PARTIAL,
+                HAS_PADDING)
             k_row0 = (b * H_KV + h // (H // H_KV)) * Nk
-            if ROW_RUNS:
-                run_offset = gl.load(FULL_IDX + full_start, mask=n_full > 0,
-                                     other=0) * LAYOUT_BLOCK
-            else:
-                run_offset = 0
+            run_offset = _run_offset(FULL_IDX, full_start, n_full, LAYOUT_BLOCK, ROW_RUNS)
             first = gl.minimum(n_tiles, 1)
             for t in range(first):
                 _issue_slot(k_desc, v_desc, k_smem, v_smem, k_ready, v_ready, k_empty,
@@ -295,21 +288,14 @@ if AVAILABLE:
                 item % ITEMS_PER_GROUP, pid_g, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
                 LAYOUT_BLOCK, 2 * BLOCK_M)
             q_start += WG * BLOCK_M
-            full_start, n_full, part_start, n_tiles = _walk(entry, LAYOUT_BLOCK, BLOCK_N,
-                                                            HAS_PARTIAL)
-            if HAS_PADDING:
-                n_full, n_tiles = _padded_walk(entry, b, KV_LIMITS, stride_lim_b, full_start,
-                                               n_full, part_start, n_tiles, LAYOUT_BLOCK,
-                                               BLOCK_N, HAS_PARTIAL)
-                kpm_row, first_padding = _padding(KPM, KV_LIMITS, b, stride_kpm_b,
-                                                  stride_lim_b, LAYOUT_HEADS * NUM_Q_BLOCKS)
-                if ROW_RUNS:
-                    run_offset = gl.load(FULL_IDX + full_start, mask=n_full > 0,
-                                         other=0) * LAYOUT_BLOCK
-                else:
-                    run_offset = 0
-            else:
-                kpm_row, first_padding, run_offset = KPM, Nk, 0
+            full_start, n_full, part_start, n_tiles = _row_walk(
+                entry, b, KV_LIMITS, stride_lim_b, LAYOUT_BLOCK, BLOCK_N, HAS_PARTIAL,
+                HAS_PADDING)
+            kpm_row, first_padding = _padding(KPM, KV_LIMITS, b, stride_kpm_b, stride_lim_b,
+                                              LAYOUT_HEADS * NUM_Q_BLOCKS, Nk, HAS_PADDING)
+            # The run's first key, which only padded tiles read here (mask_padding).
+            run_offset = _run_offset(FULL_IDX, full_start, n_full, LAYOUT_BLOCK,
+                                     ROW_RUNS and HAS_PADDING)
             acc = gl.zeros([BLOCK_M, D], gl.float32, o_layout)
             m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, rows_s)
             l_i = gl.zeros([BLOCK_M], gl.float32, rows_s)
