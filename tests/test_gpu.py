@@ -56,9 +56,10 @@ def test_against_float64(case, dtype):
     _check_against_float64(case, dtype)
 
 
-def _check_against_float64(case, dtype):
+def _check_against_float64(case, dtype, dropout_p=0.0):
     """Output and gradients of ``case`` against a float64 run, within twice the error of
-    the same reference computed in ``dtype`` (plus 2e-3)."""
+    the same reference computed in ``dtype`` (plus 2e-3). With ``dropout_p`` the
+    references drop what the kernels' seed drops (``reference.dropout_keep_mask``)."""
     pattern, B, Hq, Hkv, N, Nk, D, block, padding = case
     gen = torch.Generator(device="cuda").manual_seed(hash(case) % 2**31)
     q = torch.randn(B, Hq, N, D, device="cuda", dtype=dtype, generator=gen)
@@ -77,15 +78,29 @@ def _check_against_float64(case, dtype):
     layout = sparseflash.compile_layout(pattern, N, kv_seq_len=Nk, block=block, num_heads=Hq,
                                         device="cuda")
     mask = layout.to_dense()
+    drop = {}
+    if dropout_p > 0:
+        # The seed attention() will draw: the same generator state, drawn here first.
+        from sparseflash.functional import _draw_seed
+        from sparseflash.reference import dropout_keep_mask
+        state = torch.cuda.get_rng_state()
+        seed = int(_draw_seed(q.device).item())
+        torch.cuda.set_rng_state(state)
+        bh = torch.arange(B * Hq, device="cuda").view(B, Hq, 1, 1)
+        keep = dropout_keep_mask(seed, dropout_p, bh,
+                                 torch.arange(N, device="cuda")[:, None],
+                                 torch.arange(Nk, device="cuda")[None, :])
+        drop = dict(dropout_keep=keep, dropout_p=dropout_p)
     inputs = [t.clone().requires_grad_() for t in (q, k, v)]
-    out = sparseflash.attention(*inputs, layout, backend="triton", key_padding_mask=kpm)
+    out = sparseflash.attention(*inputs, layout, backend="triton", key_padding_mask=kpm,
+                                dropout_p=dropout_p)
     got = [out] + list(_grads(out, inputs, do))
 
     gold_in = [t.double().requires_grad_() for t in (q, k, v)]
-    gold_out, _ = dense_attention(*gold_in, mask, key_padding_mask=kpm)
+    gold_out, _ = dense_attention(*gold_in, mask, key_padding_mask=kpm, **drop)
     gold = [gold_out] + list(_grads(gold_out, gold_in, do.double()))
     same_in = [t.clone().requires_grad_() for t in (q, k, v)]
-    same_out, _ = dense_attention(*same_in, mask, key_padding_mask=kpm)
+    same_out, _ = dense_attention(*same_in, mask, key_padding_mask=kpm, **drop)
     same = [same_out] + list(_grads(same_out, same_in, do))
 
     for name, g, ref, base in zip(("out", "dq", "dk", "dv"), got, gold, same):
@@ -575,6 +590,47 @@ def test_fused_backward_against_float64(case, dtype, monkeypatch):
                         monkeypatch)
 
 
+# Dropout in the fused backward: the keep mask it draws in each tile must be the one the
+# (Triton) forward dropped by. Two warp groups (D=128; D=64 on 128 x 128 tiles, partial
+# blocks), one (D=64 on 64 x 64 tiles, a barrier in place of the dS exchange), GQA with
+# split columns, key padding, a key length other than the query length, a high rate.
+FUSED_DROPOUT_CASES = [
+    ("dense", 2, 4, 4, 1024, 1024, 128, 128, False, 0.1),
+    ("local(2) | global(1)", 2, 8, 2, 2048, 2048, 128, 128, True, 0.1),
+    ("causal", 1, 4, 4, 1024, 1024, 64, 128, False, 0.1),
+    ("local(1) | global(1)", 2, 4, 2, 2048, 2048, 64, 64, "holes", 0.1),
+    ("dense", 1, 2, 2, 1024, 2000, 64, 128, False, 0.5),
+    ("butterfly", 2, 4, 4, 1024, 1024, 128, 128, "empty", 0.3),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("case", FUSED_DROPOUT_CASES,
+                         ids=[f"{case_id(c)}-p{c[9]}" for c in FUSED_DROPOUT_CASES])
+def test_fused_backward_with_dropout_against_float64(case, dtype, monkeypatch):
+    from sparseflash.kernels import hopper_fused
+    calls = _watch_gluon_kernel(hopper_fused, "backward", "the fused backward", monkeypatch)
+    monkeypatch.setenv("SPARSEFLASH_FUSED_BACKWARD", "1")
+    _check_against_float64(case[:9], dtype, dropout_p=case[9])
+    assert calls, "the fused backward did not run"
+
+
+def test_fused_backward_keep_mask_is_the_triton_kernels():
+    """The Gluon draws, read back in the fused backward's score-tile layout (keys as
+    rows), bit for bit the Triton kernels' keep mask, for unaligned batch*head indices,
+    seeds above 32 bits and query offsets of several tiles."""
+    from sparseflash.kernels import hopper_dropout
+    from sparseflash.kernels.common import keep_mask
+    if not hopper_dropout.AVAILABLE or torch.cuda.get_device_capability()[0] != 9:
+        pytest.skip("the Gluon keep mask runs on sm_90 with Triton's Gluon")
+    for seed, p, bh, key_start, q_start, queries in ((0, 0.1, 0, 0, 0, 64),
+                                                     (2**40 + 7, 0.5, 1000, 136, 4032, 128),
+                                                     (12345, 0.3, 7, 64, 192, 64)):
+        got = hopper_dropout.keep_mask(seed, p, bh, key_start, q_start, queries, "cuda")
+        whole = keep_mask(seed, p, bh, q_start + queries, key_start + 64, "cuda")
+        assert torch.equal(got, whole[q_start:, key_start:].T)
+
+
 def test_fused_backward_choice(monkeypatch):
     from sparseflash.kernels import hopper_fused
     q64 = torch.zeros(1, 2, 256, 64, device="cuda", dtype=torch.bfloat16)
@@ -593,7 +649,7 @@ def test_fused_backward_choice(monkeypatch):
     assert usable(q128, block=64) is False                # block under the key tile
     assert usable(q64, block=64) is on                    # D=64's 64 x 64 tiles
     assert usable(q64, block=32) is False
-    assert usable(q128, dropout=0.1) is False
+    assert usable(q128, dropout=0.1) is on
     assert usable(q128, padding=True) is on
     assert usable(q128, scheduled=False) is False
     monkeypatch.setenv("SPARSEFLASH_GLUON", "0")

@@ -120,9 +120,11 @@ def _compile_dkdv(d, has_partial, dtype=torch.bfloat16):
                               target=GPUTarget("cuda", 90, 128), options=options)
 
 
-def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padded=False):
+def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padded=False,
+                   dropout=False):
     """triton.compile of the fused backward for sm_90, as ``hopper_fused.backward``
-    launches it on a layout of ``layout_block`` (its tiles, its register cap)."""
+    launches it on a layout of ``layout_block`` (its tiles, its register cap), for a call
+    with key padding and with dropout as asked."""
     f = hopper_fused
     block_n, block_m, maxnreg = f.tiles(d, layout_block)
     warps = f.NUM_WARPS
@@ -142,13 +144,15 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padde
     sig.update(DK=out, DV=out, FULL_IDX="*i32", PART_IDX="*i32",
                PART_CODE="*i32", SCHED="*i32", WS_DK="*fp32", WS_DV="*fp32",
                KPM="*i8" if padded else "*i32", KV_LIMITS="*i32",
-               qk_scale="fp32", sm_scale="fp32")
+               SEED="*i64" if dropout else "*i32", qk_scale="fp32", sm_scale="fp32",
+               drop_scale="fp32")
     for name in ("H", "H_KV", "N", "Nk", "NUM_KV_BLOCKS", "SCHED_HEADS", "GROUP", "WS_SLOTS",
-                 "stride_kpm_b", "stride_lim_b"):
+                 "stride_kpm_b", "stride_lim_b", "keep_threshold"):
         sig[name] = "i32"
     consts = dict(LAYOUT_BLOCK=layout_block, BLOCK_M=block_m, BLOCK_N=block_n, D=d,
                   STAGES=f.STAGES, DQ_BUFS=f.DQ_BUFS, HAS_PARTIAL=has_partial,
-                  HAS_PADDING=padded, TMA_STORE=f.TMA_STORE, num_warps=warps)
+                  HAS_PADDING=padded, HAS_DROPOUT=dropout, TMA_STORE=f.TMA_STORE,
+                  num_warps=warps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return triton.compile(GluonASTSource(kernel, sig, consts),
@@ -182,7 +186,8 @@ def _ptxas_report(ptx: str):
 def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
     """What the tests read of one compiled variant (forwards: row runs, partial blocks;
     dK/dV: partial blocks; fused: a layout block of 64, partial blocks; ``padded``: for
-    calls with key padding)."""
+    calls with key padding (True), and for the fused backward also with dropout
+    (``"dropout"``) or both (``"both"``))."""
     if kind == "forward":
         compiled = _compile(d, flag_a, flag_b, dtype, padded)
     elif kind == "pingpong":
@@ -190,7 +195,8 @@ def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
     elif kind == "dkdv":
         compiled = _compile_dkdv(d, flag_b, dtype)
     else:
-        compiled = _compile_fused(d, flag_b, dtype, 64 if flag_a else 128, padded)
+        compiled = _compile_fused(d, flag_b, dtype, 64 if flag_a else 128,
+                                  padded in (True, "both"), padded in ("dropout", "both"))
     ptx = compiled.asm["ptx"]
     serialized, spills = _ptxas_report(ptx)
     return {"variant": [kind, d, flag_a, flag_b, str(dtype), padded],
@@ -217,6 +223,10 @@ JOBS += [("fused", 128, False, False, BF16, False), ("fused", 128, False, True, 
          ("fused", 64, False, True, BF16, False), ("fused", 64, True, True, FP16, False),
          ("fused", 128, False, False, BF16, True), ("fused", 64, False, True, BF16, True),
          ("fused", 64, True, False, BF16, True)]
+# ... and with dropout: both tile shapes, partial blocks, with key padding.
+JOBS += [("fused", 128, False, False, BF16, "dropout"),
+         ("fused", 64, False, True, FP16, "dropout"),
+         ("fused", 64, True, True, BF16, "dropout"), ("fused", 128, False, True, BF16, "both")]
 # The ping-pong forward: run walks (dense), table walks with partial blocks (causal), fp16;
 # key padding on both walks.
 JOBS += [("pingpong", 128, True, False, BF16, False),

@@ -73,7 +73,7 @@ import torch
 import triton
 import triton.language as tl
 
-from . import fastlaunch, hopper, hopper_backward
+from . import fastlaunch, hopper, hopper_backward, hopper_dropout
 from .common import ENTRY_SLOT
 
 AVAILABLE = hopper.AVAILABLE
@@ -178,6 +178,19 @@ if AVAILABLE:
         return q_row0 + (t // n_col) * N + q_start
 
     @gluon.jit
+    def _draw_tile_keep(keep_rows, t, k0, k1, threshold, key_start, FULL_IDX, PART_IDX, rot,
+                        n_col, n_full, full_start, part_start, q_row0, N,
+                        LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr,
+                        HAS_PARTIAL: gl.constexpr):
+        """The keep mask of the walk's tile ``t`` for a consumer warp group's key rows into
+        ``keep_rows`` (``hopper_dropout.draw_keep``); the tile's row in the (B*H*N) view
+        says whose scores they are (batch*head, first query)."""
+        row = _walk_row(FULL_IDX, PART_IDX, t, rot, n_col, n_full, full_start, part_start,
+                        q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
+        bh = row // N
+        hopper_dropout.draw_keep(keep_rows, k0, k1, bh, key_start, row - bh * N, threshold)
+
+    @gluon.jit
     def _loader(q_desc, k_desc, v_desc, do_desc, lse_desc, delta_desc, k_smem, v_smem, q_smem,
                 do_smem, lse_smem, delta_smem, kv_bar, ready, empty, FULL_IDX, PART_IDX, n_col,
                 rot, n_full, n_walk, full_start, part_start, q_row0, k_row, N,
@@ -231,12 +244,14 @@ if AVAILABLE:
 
     @gluon.jit
     def _consume(WG: gl.constexpr, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem,
-                 ds_smem, dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV,
-                 dk_desc, dv_desc, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, KPM, KV_LIMITS,
-                 qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
-                 WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK: gl.constexpr,
-                 BLOCK_M: gl.constexpr, STAGES: gl.constexpr, HAS_PARTIAL: gl.constexpr,
-                 HAS_PADDING: gl.constexpr, TMA_STORE: gl.constexpr):
+                 ds_smem, dq_smem, keep_smem, kv_bar, ready, empty, ds_full, dq_ready,
+                 dq_empty, DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED,
+                 WS_DK, WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
+                 drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS,
+                 stride_kpm_b, stride_lim_b,
+                 LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
+                 HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
+                 HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr):
         """Consumer warp group WG, a partition of its own: the five products of every tile
         for its 64 of the program's key rows, then their dK and dV (or a split column's
         partial sums) stored. dQ's tile needs every key row's dS: each warp group stores
@@ -245,7 +260,9 @@ if AVAILABLE:
         back edge the last tile's dK is in flight. With ``TMA_STORE``, dK and dV leave by
         TMA stores through shared buffers the loop has finished with. With
         ``HAS_PADDING`` the rows of its padding keys (``KPM`` (B, Nk) int8, 1 = padding)
-        get no probability, so their dK and dV are zero and they add nothing into dQ."""
+        get no probability, so their dK and dV are zero and they add nothing into dQ. With
+        ``HAS_DROPOUT`` each tile's keep mask is drawn once (``hopper_dropout``, the bits
+        the forward dropped by) and applies to P^T, for dV, and to dP^T, for dS."""
         KEYS: gl.constexpr = 64  # KEYS_PER_WG
         BLOCK_N: gl.constexpr = k_smem.shape[0]
         D: gl.constexpr = k_smem.shape[1]
@@ -280,6 +297,9 @@ if AVAILABLE:
         k_rows = k_smem.slice(WG * KEYS, KEYS)
         v_rows = v_smem.slice(WG * KEYS, KEYS)
         k_cols = k_smem.slice(WG * COLS, COLS, dim=1)
+        if HAS_DROPOUT:
+            seed_lo, seed_hi = hopper_dropout.seed_halves(SEED)
+            keep_rows = keep_smem.index(WG)
 
         zero_st = gl.zeros([KEYS, BLOCK_M], gl.float32, st_layout)
         zero_dq = gl.zeros([BLOCK_M, COLS], gl.float32, dq_layout)
@@ -289,6 +309,10 @@ if AVAILABLE:
         # runs at least once (else ptxas serialises every wgmma).
         if n_walk > 0:
             rot = _rotation(start_n, n_col, BLOCK_M)
+            if HAS_DROPOUT:
+                _draw_tile_keep(keep_rows, 0, seed_lo, seed_hi, keep_threshold, key_start,
+                                FULL_IDX, PART_IDX, rot, n_col, n_full, full_start,
+                                part_start, q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
             mbarrier.wait(kv_bar, 0)
             dk = warpgroup_mma_init(dk)
             for t in range(n_walk):
@@ -325,10 +349,20 @@ if AVAILABLE:
                                                    key_start, Nk, BLOCK_M, KEYS, st_layout,
                                                    KEYS_FIRST=True)
                         pt = gl.where(keep, pt, 0.0)
-                p_op = gl.convert_layout(pt.to(dtype), op_layout)
+                if HAS_DROPOUT:
+                    # dV takes the dropped probabilities, as the forward's O did.
+                    kept = hopper_dropout.kept(keep_rows, st_layout)
+                    p_op = gl.convert_layout(gl.where(kept, pt * drop_scale, 0.0).to(dtype),
+                                             op_layout)
+                else:
+                    p_op = gl.convert_layout(pt.to(dtype), op_layout)
                 dv = warpgroup_mma(p_op, do_smem.index(slot), dv, is_async=True)
                 dpt, p_op = warpgroup_mma_wait(num_outstanding=1, deps=(dpt, p_op))
                 delta = delta_smem.index(slot).load(st_layout)
+                if HAS_DROPOUT:
+                    # Read again rather than held (registers).
+                    dpt = gl.where(hopper_dropout.kept(keep_rows, st_layout),
+                                   dpt * drop_scale, 0.0)
                 dst = pt * (dpt - delta) * sm_scale
                 # Buffer t % DS_BUFS was last read by tile t - DS_BUFS's dQ products, which
                 # both warp groups completed before they arrived on ds_full for the tile
@@ -344,6 +378,16 @@ if AVAILABLE:
                 dq = warpgroup_mma(ds.permute((1, 0)), k_cols, zero_dq, use_acc=False,
                                    is_async=True)
                 dk = warpgroup_mma(ds_rows, q_smem.index(slot), dk, is_async=True)
+                if HAS_DROPOUT:
+                    # The next tile's mask while these products run, where the fewest
+                    # registers are live (the score tiles are done), into the buffer every
+                    # thread of the warp group has read this tile's from (the barrier).
+                    if t + 1 < n_walk:
+                        hopper_dropout.barrier()
+                        _draw_tile_keep(keep_rows, t + 1, seed_lo, seed_hi, keep_threshold,
+                                        key_start, FULL_IDX, PART_IDX, rot, n_col, n_full,
+                                        full_start, part_start, q_row0, N, LAYOUT_BLOCK,
+                                        BLOCK_M, HAS_PARTIAL)
                 dq, dv = warpgroup_mma_wait(num_outstanding=1, deps=(dq, dv))
                 buf = WG * DQ_BUFS + t % DQ_BUFS
                 mbarrier.wait(dq_empty.index(buf), ((t // DQ_BUFS) & 1) ^ 1)
@@ -381,16 +425,18 @@ if AVAILABLE:
                                        key_start, H_KV, Nk, WS_SLOTS, LAYOUT_BLOCK, KEYS, D,
                                        kv_layout)
 
-    @gluon.jit
+    # The threshold varies from call to call with dropout_p: a value of 1 must not become
+    # a constant of the compiled kernel.
+    @gluon.jit(do_not_specialize=["keep_threshold"])
     def hopper_fused_backward_kernel(
-            DK, DV, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, KPM, KV_LIMITS,
+            DK, DV, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, KPM, KV_LIMITS, SEED,
             q_desc, k_desc, v_desc, do_desc, dq_desc, lse_desc, delta_desc, dk_desc, dv_desc,
-            qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS,
-            stride_kpm_b, stride_lim_b,
+            qk_scale, sm_scale, keep_threshold, drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS,
+            SCHED_HEADS, GROUP, WS_SLOTS, stride_kpm_b, stride_lim_b,
             LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, DQ_BUFS: gl.constexpr,
-            HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, TMA_STORE: gl.constexpr,
-            num_warps: gl.constexpr):
+            HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr,
+            TMA_STORE: gl.constexpr, num_warps: gl.constexpr):
         """Program (column schedule entry, key tile) x (batch, kv head repeat), as
         ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares but for LSE and
         DELTA, which come as descriptors over their (B*H*N // BLOCK_M, BLOCK_M) rows
@@ -400,7 +446,9 @@ if AVAILABLE:
         ``HAS_PADDING``, ``KPM`` (B, Nk) int8 (1 = padding key) and ``KV_LIMITS``
         (``Layout.padding_limits``, whose column 0 says which key blocks hold real keys)
         with their batch strides: a padding key's row of P^T is zero, and a column of
-        padding walks nothing."""
+        padding walks nothing. With ``HAS_DROPOUT``, ``SEED`` ((1,) int64) is the forward's
+        dropout seed, ``keep_threshold`` the 16-bit draw a kept score reaches and
+        ``drop_scale`` 1 / (1 - p)."""
         dtype: gl.constexpr = q_desc.dtype
         (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col, n_walk,
          q_row0) = _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, LAYOUT_BLOCK,
@@ -425,6 +473,12 @@ if AVAILABLE:
         ds_smem = gl.allocate_shared_memory(dtype, [DS_BUFS, BLOCK_N, BLOCK_M], ds_layout)
         dq_smem = gl.allocate_shared_memory(gl.float32, [NUM_WG * DQ_BUFS, BLOCK_M,
                                                          D // NUM_WG], dq_desc.layout)
+        if HAS_DROPOUT:  # each consumer warp group's keep mask of the tile
+            keep_smem = gl.allocate_shared_memory(gl.int8, [NUM_WG, BLOCK_N // NUM_WG,
+                                                            BLOCK_M],
+                                                  hopper_dropout.KEEP_LAYOUT)
+        else:
+            keep_smem = ds_smem  # never read
         kv_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
         ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
         empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
@@ -458,31 +512,31 @@ if AVAILABLE:
         if NUM_WG == 1:
             gl.warp_specialize([
                 (_consume, (0, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
-                            dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV,
-                            dk_desc, dv_desc, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, KPM,
-                            KV_LIMITS, qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS,
-                            SCHED_HEADS, GROUP, WS_SLOTS, stride_kpm_b, stride_lim_b,
-                            LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, HAS_PADDING,
-                            TMA_STORE)),
+                            dq_smem, keep_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
+                            DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
+                            WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
+                            drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
+                            WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
+                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [1, 1], [24, 24])
         else:
             gl.warp_specialize([
                 (_consume, (0, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
-                            dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV,
-                            dk_desc, dv_desc, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, KPM,
-                            KV_LIMITS, qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS,
-                            SCHED_HEADS, GROUP, WS_SLOTS, stride_kpm_b, stride_lim_b,
-                            LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, HAS_PADDING,
-                            TMA_STORE)),
+                            dq_smem, keep_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
+                            DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
+                            WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
+                            drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
+                            WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
+                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE)),
                 (_consume, (1, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
-                            dq_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty, DK, DV,
-                            dk_desc, dv_desc, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, KPM,
-                            KV_LIMITS, qk_scale, sm_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS,
-                            SCHED_HEADS, GROUP, WS_SLOTS, stride_kpm_b, stride_lim_b,
-                            LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, HAS_PADDING,
-                            TMA_STORE)),
+                            dq_smem, keep_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
+                            DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
+                            WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
+                            drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
+                            WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
+                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [4, 1, 1], [240, 24, 24])
@@ -514,8 +568,9 @@ def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor,
             or not scheduled or q.shape[2] % layout_block
             or torch.are_deterministic_algorithms_enabled()):
         return False
-    # Key padding is this kernel's own (a mask on each program's key rows).
-    return hopper.inputs_fit((q, k, v, do), layout_block, (), dropout_p, False)
+    # Key padding and dropout are this kernel's own (a mask on each program's key rows, the
+    # keep mask drawn in each tile).
+    return hopper.inputs_fit((q, k, v, do), layout_block, (), 0.0, False)
 
 
 def tiles(head_dim: int, layout_block: int):
@@ -533,7 +588,8 @@ if AVAILABLE:
 
 
 def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, layout_block,
-         has_partial, has_padding=False, stride_kpm_b=0, stride_lim_b=0) -> tuple:
+         has_partial, has_padding=False, stride_kpm_b=0, stride_lim_b=0,
+         has_dropout=False) -> tuple:
     """-> (delta launch, fused launch, (key rows, query rows)): :func:`delta_kernel` and
     :func:`hopper_fused_backward_kernel` bound to these shapes, the latter on ``programs``
     column schedule entries (as ``hopper_backward.bind_dkdv``) with the tiles of
@@ -551,17 +607,20 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
          stride_lim_b),
         LAYOUT_BLOCK=layout_block, BLOCK_M=block_m, BLOCK_N=block_n, D=D, STAGES=STAGES,
         DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
-        TMA_STORE=TMA_STORE, num_warps=NUM_WARPS, maxnreg=maxnreg)
+        HAS_DROPOUT=has_dropout, TMA_STORE=TMA_STORE, num_warps=NUM_WARPS, maxnreg=maxnreg)
     return delta, fused, (block_n, block_m)
 
 
 def backward(bound, q, k, v, do, o, lse, delta, dq, dk, dv, col_idx, col_part_idx,
-             col_part_code, col_sched, ws_dk, ws_dv, kpm, kv_limits, qk_scale, sm_scale):
+             col_part_code, col_sched, ws_dk, ws_dv, kpm, kv_limits, seed, qk_scale, sm_scale,
+             keep_threshold=0, drop_scale=1.0):
     """The two launches of ``bound`` (:func:`bind`): delta (into ``delta`` (B, H, N)
     float32; it also zeroes a float32 dQ accumulator), then the fused kernel; then dQ cast
     into ``dq``. Writes ``dq``, ``dk``, ``dv`` and the workspace of split columns.
     ``kpm`` (B, Nk) int8 and ``kv_limits`` are the key padding's mask and walk limits
-    where ``bound`` was bound for padding, else any int32 tensors (never read)."""
+    where ``bound`` was bound for padding, else any int32 tensors (never read); ``seed``
+    likewise the (1,) int64 dropout seed, with ``keep_threshold`` and ``drop_scale``
+    (1 / (1 - p)) where it was bound for dropout."""
     B, H, N, D = q.shape
     block_n, block_m = bound[2]
     dq_cols = D * KEYS_PER_WG // block_n  # a consumer warp group's columns of dQ
@@ -569,9 +628,10 @@ def backward(bound, q, k, v, do, o, lse, delta, dq, dk, dv, col_idx, col_part_id
     bound[0]((o, do, delta, dq_acc), ())
     descriptor = hopper.descriptor
     bound[1]((dk, dv, col_idx, col_part_idx, col_part_code, col_sched, ws_dk, ws_dv, kpm,
-              kv_limits),
+              kv_limits, seed),
              (descriptor(q, block_m), descriptor(k, block_n), descriptor(v, block_n),
               descriptor(do, block_m), descriptor(dq_acc, block_m, dq_cols),
               descriptor(lse.view(-1, block_m), 1), descriptor(delta.view(-1, block_m), 1),
-              descriptor(dk, KEYS_PER_WG), descriptor(dv, KEYS_PER_WG), qk_scale, sm_scale))
+              descriptor(dk, KEYS_PER_WG), descriptor(dv, KEYS_PER_WG), qk_scale, sm_scale,
+              keep_threshold, drop_scale))
     dq.copy_(dq_acc.view(B, H, N, D))

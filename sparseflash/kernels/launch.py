@@ -479,7 +479,8 @@ def _backward_plan(q, k, v, do, o, dq, dk, dv, meta: LayoutMeta, has_padding: bo
     if hopper_fused.usable(q, k, v, do, meta.block, dropout_p, has_padding, scheduled):
         fused = hopper_fused.bind(q, k, o, do, meta.q_programs, kv_groups, meta.num_kv_blocks,
                                   sched_heads, meta.q_slots, meta.block,
-                                  bool(meta.has_partial), has_padding, s_kpm, s_lim)
+                                  bool(meta.has_partial), has_padding, s_kpm, s_lim,
+                                  dropout_p > 0)
         return _BackwardPlan(meta, None, None, False, None, sum_dk, sum_dv, None,
                              dkdv_workspace, fused)
     block_d = head_dim_tile(D)
@@ -561,13 +562,14 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
                         for _ in range(2))
     else:
         ws_dk = ws_dv = delta  # never touched
+    seed = _seed_pointer(seed, dropout_p, tables)
     if plan.fused is not None:
         hopper_fused.backward(plan.fused, q, k, v, do, o, lse, delta, dq, dk, dv, tables[6],
                               tables[8], tables[9], tables[13], ws_dk, ws_dv, kpm, limits,
-                              scale * LOG2E, float(scale))
+                              seed, scale * LOG2E, float(scale), keep_threshold(dropout_p),
+                              1.0 / (1.0 - dropout_p))
     else:
         scalars = (scale * LOG2E, float(scale), dropout_p, keep_threshold(dropout_p))
-        seed = _seed_pointer(seed, dropout_p, tables)
         ws_dq = (torch.empty(plan.dq_workspace, dtype=torch.float32, device=q.device)
                  if plan.dq_workspace is not None else delta)
         plan.dq((q, k, v, do, o, lse, delta, dq, *tables[:5], tables[10], ws_dq, kpm, limits,

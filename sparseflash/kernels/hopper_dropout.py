@@ -1,0 +1,145 @@
+"""Dropout's keep mask in the Gluon kernels, bit for bit the Triton kernels' own.
+
+A forward and its backward may run on different kernels (the Triton forward, the Gluon
+fused backward), so every kernel must drop the same scores: :func:`keep_mask_t` draws
+exactly what ``common.dropout_keep`` draws (Philox-4x32-10 keyed by the seed, counters
+(key // 8, query, batch*head, 0), key ``8g + 2w + h`` reading 16-bit half ``h`` of word
+``w``, kept when the half reaches the threshold), transposed: keys as rows, as the fused
+backward's score tiles hold them.
+
+Where the draws are made matters more than how. In a wgmma accumulator's layout a thread
+holds two keys of different groups of eight and two neighbouring queries per eight
+columns, so drawing in place would run each Philox call for every score, eight times the
+work (and Philox's ten rounds are ~100 integer operations a call). The draws are made
+instead in a blocked layout in which each thread holds the eight keys of one call, once,
+and the keep bits reach the accumulator's layout by a layout conversion. Each warp draws
+for the 16 key rows it holds in the wgmma layout, so the conversion stays inside warps.
+
+Gluon has no interpreter: ``tests/test_gpu.py`` checks these masks against the Triton
+kernels' and the torch twin (``sparseflash.reference.dropout_keep_mask``), and
+``tests/test_hopper_compile.py`` compiles the kernel that uses them.
+"""
+
+from __future__ import annotations
+
+from . import hopper
+
+AVAILABLE = hopper.AVAILABLE
+
+if AVAILABLE:
+    gl = hopper.gl
+    gluon = hopper.gluon
+
+    # Philox-4x32's multipliers and key increments (Salmon et al., 2011, "Parallel random
+    # numbers: as easy as 1, 2, 3"), as Triton's tl.philox uses them.
+    PHILOX_ROUND_A = gl.constexpr(0xD2511F53)
+    PHILOX_ROUND_B = gl.constexpr(0xCD9E8D57)
+    PHILOX_KEY_A = gl.constexpr(0x9E3779B9)
+    PHILOX_KEY_B = gl.constexpr(0xBB67AE85)
+    PHILOX_ROUNDS = gl.constexpr(10)
+    #: Keys that share one Philox call (common.KEYS_PER_PHILOX).
+    KEYS_PER_CALL = gl.constexpr(8)
+
+    @gluon.jit
+    def seed_halves(SEED):
+        """The (1,) int64 seed at ``SEED`` as Philox's two 32-bit key words (low, high)."""
+        seed = gl.load(SEED)
+        return (seed & 0xFFFFFFFF).to(gl.uint32), ((seed >> 32) & 0xFFFFFFFF).to(gl.uint32)
+
+    @gluon.jit
+    def philox(k0, k1, c0, c1, c2, c3):
+        """Philox-4x32-10 of uint32 counters ``c0..c3`` under the key (k0, k1): the four
+        output words, as ``tl.philox`` computes them."""
+        for _ in gl.static_range(PHILOX_ROUNDS):
+            prev_c0 = c0
+            prev_c2 = c2
+            c0 = gl.umulhi(prev_c2, gl.full_like(prev_c2, PHILOX_ROUND_B)) ^ c1 ^ k0
+            c2 = gl.umulhi(prev_c0, gl.full_like(prev_c0, PHILOX_ROUND_A)) ^ c3 ^ k1
+            c1 = prev_c2 * PHILOX_ROUND_B
+            c3 = prev_c0 * PHILOX_ROUND_A
+            k0 = k0 + PHILOX_KEY_A
+            k1 = k1 + PHILOX_KEY_B
+        return c0, c1, c2, c3
+
+    #: Shared layout of keep-mask buffers (..., KEYS, QUERIES) int8: rows of bytes, 4-byte
+    #: chunks swizzled across eight rows, so that a wgmma layout's reads (eight rows at a
+    #: time) hit distinct banks.
+    KEEP_LAYOUT = gl.constexpr(gl.SwizzledSharedLayout(vec=4, per_phase=1, max_phase=8,
+                                                       order=[1, 0]))
+
+    # Triton 3.6 calls the barrier of a warp group (or of the CTA) thread_barrier.
+    barrier = getattr(gl, "barrier", None) or gl.thread_barrier
+
+    @gluon.jit
+    def draw_keep(keep_smem, k0, k1, bh, key_start, q_start, threshold):
+        """Draw the keep mask of key rows ``key_start + arange(KEYS)`` (``key_start`` a
+        multiple of 8) and query columns ``q_start + arange(QUERIES)`` of batch*head ``bh``
+        into ``keep_smem`` (KEYS, QUERIES) int8 (1 = kept), then wait at a barrier of the
+        calling warp group (four warps), whose threads :func:`kept` then reads it. ``(k0,
+        k1)`` are the seed's halves (:func:`seed_halves`), ``threshold`` the 16-bit draw a
+        kept score reaches (``reference.keep_threshold``)."""
+        KEYS: gl.constexpr = keep_smem.shape[0]
+        QUERIES: gl.constexpr = keep_smem.shape[1]
+        GROUPS: gl.constexpr = KEYS // KEYS_PER_CALL
+        # (group, key in the group, query): the eight keys of a call in one thread, each
+        # warp the groups of 16 rows, lanes along the queries.
+        calls: gl.constexpr = gl.BlockedLayout([1, KEYS_PER_CALL, 1], [1, 1, 32], [4, 1, 1],
+                                               [2, 1, 0])
+        per_call: gl.constexpr = gl.SliceLayout(1, calls)
+        groups = key_start // KEYS_PER_CALL + gl.arange(0, GROUPS,
+                                                        layout=gl.SliceLayout(1, per_call))
+        queries = q_start + gl.arange(0, QUERIES, layout=gl.SliceLayout(0, per_call))
+        zero = gl.zeros([GROUPS, QUERIES], gl.uint32, per_call)
+        c0 = zero + gl.expand_dims(groups, 1).to(gl.uint32)
+        c1 = zero + gl.expand_dims(queries, 0).to(gl.uint32)
+        w0, w1, w2, w3 = philox(k0, k1, c0, c1, zero + bh.to(gl.uint32), zero)
+        # Key 8g + 2w + h of a call reads half h (0 = low) of word w.
+        lane = gl.arange(0, KEYS_PER_CALL, layout=gl.SliceLayout(0, gl.SliceLayout(2, calls)))
+        lane = gl.expand_dims(gl.expand_dims(lane, 0), 2)        # (1, 8, 1)
+        word = lane // 2
+        words = gl.where(word == 0, gl.expand_dims(w0, 1),
+                         gl.where(word == 1, gl.expand_dims(w1, 1),
+                                  gl.where(word == 2, gl.expand_dims(w2, 1),
+                                           gl.expand_dims(w3, 1))))
+        draw = gl.where(lane % 2 == 0, words & 0xFFFF, words >> 16)
+        keep = (draw >= threshold.to(gl.uint32)).to(gl.int8)    # (GROUPS, 8, QUERIES)
+        keep_smem.store(gl.reshape(keep, [KEYS, QUERIES]))
+        barrier()
+
+    @gluon.jit
+    def kept(keep_smem, layout: gl.constexpr):
+        """The mask :func:`draw_keep` left in ``keep_smem``, as a bool tensor in
+        ``layout``."""
+        return keep_smem.load(layout) != 0
+
+
+    @gluon.jit
+    def _keep_mask_kernel(OUT, SEED, bh, key_start, q_start, threshold,
+                          QUERIES: gl.constexpr):
+        """OUT (64, QUERIES) int8: :func:`draw_keep` then :func:`kept` in the fused
+        backward's score-tile layout, stored."""
+        layout: gl.constexpr = gl.NVMMADistributedLayout(
+            version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, QUERIES, 16])
+        keep_smem = gl.allocate_shared_memory(gl.int8, [64, QUERIES], KEEP_LAYOUT)
+        k0, k1 = seed_halves(SEED)
+        draw_keep(keep_smem, k0, k1, bh, key_start, q_start, threshold)
+        keep = kept(keep_smem, layout)
+        rows = gl.arange(0, 64, layout=gl.SliceLayout(1, layout))
+        cols = gl.arange(0, QUERIES, layout=gl.SliceLayout(0, layout))
+        gl.store(OUT + gl.expand_dims(rows, 1) * QUERIES + gl.expand_dims(cols, 0),
+                 keep.to(gl.int8))
+
+
+def keep_mask(seed: int, dropout_p: float, bh: int, key_start: int, q_start: int,
+              queries: int, device) -> "torch.Tensor":
+    """Test hook: the keep mask bool (64, queries) that a consumer warp group of the fused
+    backward applies to keys ``key_start + arange(64)`` (rows) and queries ``q_start +
+    arange(queries)`` (columns; 64 or 128) of batch*head ``bh``."""
+    import torch
+
+    from ..reference import keep_threshold
+    out = torch.empty(64, queries, dtype=torch.int8, device=device)
+    seed_tensor = torch.tensor([seed], dtype=torch.int64, device=device)
+    _keep_mask_kernel[(1,)](out, seed_tensor, bh, key_start, q_start,
+                            keep_threshold(dropout_p), QUERIES=queries, num_warps=4)
+    return out.bool()
