@@ -51,41 +51,45 @@ if AVAILABLE:
         """Philox-4x32-10 of uint32 counters ``c0..c3`` under the key (k0, k1): the four
         output words, as ``tl.philox`` computes them."""
         for _ in gl.static_range(PHILOX_ROUNDS):
-            prev_c0 = c0
-            prev_c2 = c2
-            c0 = gl.umulhi(prev_c2, gl.full_like(prev_c2, PHILOX_ROUND_B)) ^ c1 ^ k0
-            c2 = gl.umulhi(prev_c0, gl.full_like(prev_c0, PHILOX_ROUND_A)) ^ c3 ^ k1
-            c1 = prev_c2 * PHILOX_ROUND_B
-            c3 = prev_c0 * PHILOX_ROUND_A
+            # Each product's high and low words from one 32 x 32 -> 64-bit multiply
+            # (mul.wide), not a umulhi and a multiply.
+            prod_b = c2.to(gl.uint64) * PHILOX_ROUND_B
+            prod_a = c0.to(gl.uint64) * PHILOX_ROUND_A
+            c0 = (prod_b >> 32).to(gl.uint32) ^ c1 ^ k0
+            c2 = (prod_a >> 32).to(gl.uint32) ^ c3 ^ k1
+            c1 = prod_b.to(gl.uint32)
+            c3 = prod_a.to(gl.uint32)
             k0 = k0 + PHILOX_KEY_A
             k1 = k1 + PHILOX_KEY_B
         return c0, c1, c2, c3
 
-    #: Shared layout of keep-mask buffers (..., KEYS, QUERIES) int8: rows of bytes, 4-byte
-    #: chunks swizzled across eight rows, so that a wgmma layout's reads (eight rows at a
-    #: time) hit distinct banks.
-    KEEP_LAYOUT = gl.constexpr(gl.SwizzledSharedLayout(vec=4, per_phase=1, max_phase=8,
-                                                       order=[1, 0]))
+    #: Shared layout of draw buffers (..., QUERIES, KEYS) uint16: a query's keys in a row,
+    #: 16-byte chunks (a Philox call's eight draws) swizzled across eight rows, so that a
+    #: wgmma layout's reads (four queries at a time) hit distinct banks.
+    DRAWS_LAYOUT = gl.constexpr(gl.SwizzledSharedLayout(vec=8, per_phase=1, max_phase=8,
+                                                        order=[1, 0]))
 
     # Triton 3.6 calls the barrier of a warp group (or of the CTA) thread_barrier.
     barrier = getattr(gl, "barrier", None) or gl.thread_barrier
 
     @gluon.jit
-    def draw_keep(keep_smem, k0, k1, bh, key_start, q_start, threshold):
-        """Draw the keep mask of key rows ``key_start + arange(KEYS)`` (``key_start`` a
-        multiple of 8) and query columns ``q_start + arange(QUERIES)`` of batch*head ``bh``
-        into ``keep_smem`` (KEYS, QUERIES) int8 (1 = kept), then wait at a barrier of the
-        calling warp group (four warps), whose threads :func:`kept` then reads it. ``(k0,
-        k1)`` are the seed's halves (:func:`seed_halves`), ``threshold`` the 16-bit draw a
-        kept score reaches (``reference.keep_threshold``)."""
-        KEYS: gl.constexpr = keep_smem.shape[0]
-        QUERIES: gl.constexpr = keep_smem.shape[1]
+    def draw_keep(keep_smem, k0, k1, bh, key_start, q_start):
+        """Draw the 16-bit dropout draws of key rows ``key_start + arange(KEYS)``
+        (``key_start`` a multiple of 8) and query columns ``q_start + arange(QUERIES)`` of
+        batch*head ``bh`` into ``keep_smem`` (QUERIES, KEYS) uint16, then wait at a barrier
+        of the calling warp group (four warps), whose threads :func:`kept` then reads it.
+        ``(k0, k1)`` are the seed's halves (:func:`seed_halves`).
+
+        A Philox call's four words hold the draws of its eight keys in key order (key
+        8g + 2w + h is half h, low first, of word w), so with the keys contiguous in
+        shared memory each call is one 16-byte store: the threshold test waits for the
+        reader, which needs a compare to make its select anyway."""
+        QUERIES: gl.constexpr = keep_smem.shape[0]
+        KEYS: gl.constexpr = keep_smem.shape[1]
         GROUPS: gl.constexpr = KEYS // KEYS_PER_CALL
-        # (group, key in the group, query): the eight keys of a call in one thread, each
-        # warp the groups of 16 rows, lanes along the queries.
-        calls: gl.constexpr = gl.BlockedLayout([1, KEYS_PER_CALL, 1], [1, 1, 32], [4, 1, 1],
-                                               [2, 1, 0])
-        per_call: gl.constexpr = gl.SliceLayout(1, calls)
+        # (group, query): a call a thread, each warp the groups of 16 rows of the score
+        # tile (its rows in the wgmma layout too), lanes along the queries.
+        per_call: gl.constexpr = gl.BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0])
         groups = key_start // KEYS_PER_CALL + gl.arange(0, GROUPS,
                                                         layout=gl.SliceLayout(1, per_call))
         queries = q_start + gl.arange(0, QUERIES, layout=gl.SliceLayout(0, per_call))
@@ -93,24 +97,21 @@ if AVAILABLE:
         c0 = zero + gl.expand_dims(groups, 1).to(gl.uint32)
         c1 = zero + gl.expand_dims(queries, 0).to(gl.uint32)
         w0, w1, w2, w3 = philox(k0, k1, c0, c1, zero + bh.to(gl.uint32), zero)
-        # Key 8g + 2w + h of a call reads half h (0 = low) of word w.
-        lane = gl.arange(0, KEYS_PER_CALL, layout=gl.SliceLayout(0, gl.SliceLayout(2, calls)))
-        lane = gl.expand_dims(gl.expand_dims(lane, 0), 2)        # (1, 8, 1)
-        word = lane // 2
-        words = gl.where(word == 0, gl.expand_dims(w0, 1),
-                         gl.where(word == 1, gl.expand_dims(w1, 1),
-                                  gl.where(word == 2, gl.expand_dims(w2, 1),
-                                           gl.expand_dims(w3, 1))))
-        draw = gl.where(lane % 2 == 0, words & 0xFFFF, words >> 16)
-        keep = (draw >= threshold.to(gl.uint32)).to(gl.int8)    # (GROUPS, 8, QUERIES)
-        keep_smem.store(gl.reshape(keep, [KEYS, QUERIES]))
+        # join stacks on a new last axis: join(join(w0, w2), join(w1, w3)) flattens to
+        # w0, w1, w2, w3, and each word's halves to low, high.
+        words = gl.join(gl.join(w0, w2), gl.join(w1, w3))                 # (G, Q, 2, 2)
+        draws = gl.join(words.to(gl.uint16), (words >> 16).to(gl.uint16))  # (G, Q, 2, 2, 2)
+        draws = gl.permute(gl.reshape(draws, [GROUPS, QUERIES, KEYS_PER_CALL]), [1, 0, 2])
+        keep_smem.store(gl.reshape(draws, [QUERIES, KEYS]))
         barrier()
 
     @gluon.jit
-    def kept(keep_smem, layout: gl.constexpr):
-        """The mask :func:`draw_keep` left in ``keep_smem``, as a bool tensor in
-        ``layout``."""
-        return keep_smem.load(layout) != 0
+    def kept(keep_smem, threshold, layout: gl.constexpr):
+        """bool (KEYS, QUERIES) in ``layout``: the draws :func:`draw_keep` left in
+        ``keep_smem`` that reach ``threshold`` (``reference.keep_threshold``), i.e. the
+        scores kept."""
+        draws = keep_smem.permute((1, 0)).load(layout)
+        return draws >= threshold.to(gl.uint16)
 
 
     @gluon.jit
@@ -120,10 +121,10 @@ if AVAILABLE:
         backward's score-tile layout, stored."""
         layout: gl.constexpr = gl.NVMMADistributedLayout(
             version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, QUERIES, 16])
-        keep_smem = gl.allocate_shared_memory(gl.int8, [64, QUERIES], KEEP_LAYOUT)
+        draws = gl.allocate_shared_memory(gl.uint16, [QUERIES, 64], DRAWS_LAYOUT)
         k0, k1 = seed_halves(SEED)
-        draw_keep(keep_smem, k0, k1, bh, key_start, q_start, threshold)
-        keep = kept(keep_smem, layout)
+        draw_keep(draws, k0, k1, bh, key_start, q_start)
+        keep = kept(draws, threshold, layout)
         rows = gl.arange(0, 64, layout=gl.SliceLayout(1, layout))
         cols = gl.arange(0, QUERIES, layout=gl.SliceLayout(0, layout))
         gl.store(OUT + gl.expand_dims(rows, 1) * QUERIES + gl.expand_dims(cols, 0),

@@ -178,17 +178,16 @@ if AVAILABLE:
         return q_row0 + (t // n_col) * N + q_start
 
     @gluon.jit
-    def _draw_tile_keep(keep_rows, t, k0, k1, threshold, key_start, FULL_IDX, PART_IDX, rot,
-                        n_col, n_full, full_start, part_start, q_row0, N,
-                        LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr,
-                        HAS_PARTIAL: gl.constexpr):
-        """The keep mask of the walk's tile ``t`` for a consumer warp group's key rows into
-        ``keep_rows`` (``hopper_dropout.draw_keep``); the tile's row in the (B*H*N) view
-        says whose scores they are (batch*head, first query)."""
+    def _draw_tile_keep(keep_rows, t, k0, k1, key_start, FULL_IDX, PART_IDX, rot, n_col,
+                        n_full, full_start, part_start, q_row0, N, LAYOUT_BLOCK: gl.constexpr,
+                        BLOCK_M: gl.constexpr, HAS_PARTIAL: gl.constexpr):
+        """The dropout draws of the walk's tile ``t`` for a consumer warp group's key rows
+        into ``keep_rows`` (``hopper_dropout.draw_keep``); the tile's row in the (B*H*N)
+        view says whose scores they are (batch*head, first query)."""
         row = _walk_row(FULL_IDX, PART_IDX, t, rot, n_col, n_full, full_start, part_start,
                         q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
         bh = row // N
-        hopper_dropout.draw_keep(keep_rows, k0, k1, bh, key_start, row - bh * N, threshold)
+        hopper_dropout.draw_keep(keep_rows, k0, k1, bh, key_start, row - bh * N)
 
     @gluon.jit
     def _loader(q_desc, k_desc, v_desc, do_desc, lse_desc, delta_desc, k_smem, v_smem, q_smem,
@@ -310,9 +309,9 @@ if AVAILABLE:
         if n_walk > 0:
             rot = _rotation(start_n, n_col, BLOCK_M)
             if HAS_DROPOUT:
-                _draw_tile_keep(keep_rows, 0, seed_lo, seed_hi, keep_threshold, key_start,
-                                FULL_IDX, PART_IDX, rot, n_col, n_full, full_start,
-                                part_start, q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
+                _draw_tile_keep(keep_rows, 0, seed_lo, seed_hi, key_start, FULL_IDX,
+                                PART_IDX, rot, n_col, n_full, full_start, part_start, q_row0,
+                                N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
             mbarrier.wait(kv_bar, 0)
             dk = warpgroup_mma_init(dk)
             for t in range(n_walk):
@@ -351,7 +350,7 @@ if AVAILABLE:
                         pt = gl.where(keep, pt, 0.0)
                 if HAS_DROPOUT:
                     # dV takes the dropped probabilities, as the forward's O did.
-                    kept = hopper_dropout.kept(keep_rows, st_layout)
+                    kept = hopper_dropout.kept(keep_rows, keep_threshold, st_layout)
                     p_op = gl.convert_layout(gl.where(kept, pt * drop_scale, 0.0).to(dtype),
                                              op_layout)
                 else:
@@ -361,8 +360,8 @@ if AVAILABLE:
                 delta = delta_smem.index(slot).load(st_layout)
                 if HAS_DROPOUT:
                     # Read again rather than held (registers).
-                    dpt = gl.where(hopper_dropout.kept(keep_rows, st_layout),
-                                   dpt * drop_scale, 0.0)
+                    kept = hopper_dropout.kept(keep_rows, keep_threshold, st_layout)
+                    dpt = gl.where(kept, dpt * drop_scale, 0.0)
                 dst = pt * (dpt - delta) * sm_scale
                 # Buffer t % DS_BUFS was last read by tile t - DS_BUFS's dQ products, which
                 # both warp groups completed before they arrived on ds_full for the tile
@@ -384,10 +383,10 @@ if AVAILABLE:
                     # thread of the warp group has read this tile's from (the barrier).
                     if t + 1 < n_walk:
                         hopper_dropout.barrier()
-                        _draw_tile_keep(keep_rows, t + 1, seed_lo, seed_hi, keep_threshold,
-                                        key_start, FULL_IDX, PART_IDX, rot, n_col, n_full,
-                                        full_start, part_start, q_row0, N, LAYOUT_BLOCK,
-                                        BLOCK_M, HAS_PARTIAL)
+                        _draw_tile_keep(keep_rows, t + 1, seed_lo, seed_hi, key_start,
+                                        FULL_IDX, PART_IDX, rot, n_col, n_full, full_start,
+                                        part_start, q_row0, N, LAYOUT_BLOCK, BLOCK_M,
+                                        HAS_PARTIAL)
                 dq, dv = warpgroup_mma_wait(num_outstanding=1, deps=(dq, dv))
                 buf = WG * DQ_BUFS + t % DQ_BUFS
                 mbarrier.wait(dq_empty.index(buf), ((t // DQ_BUFS) & 1) ^ 1)
@@ -473,10 +472,10 @@ if AVAILABLE:
         ds_smem = gl.allocate_shared_memory(dtype, [DS_BUFS, BLOCK_N, BLOCK_M], ds_layout)
         dq_smem = gl.allocate_shared_memory(gl.float32, [NUM_WG * DQ_BUFS, BLOCK_M,
                                                          D // NUM_WG], dq_desc.layout)
-        if HAS_DROPOUT:  # each consumer warp group's keep mask of the tile
-            keep_smem = gl.allocate_shared_memory(gl.int8, [NUM_WG, BLOCK_N // NUM_WG,
-                                                            BLOCK_M],
-                                                  hopper_dropout.KEEP_LAYOUT)
+        if HAS_DROPOUT:  # each consumer warp group's dropout draws of the tile
+            keep_smem = gl.allocate_shared_memory(gl.uint16, [NUM_WG, BLOCK_M,
+                                                              BLOCK_N // NUM_WG],
+                                                  hopper_dropout.DRAWS_LAYOUT)
         else:
             keep_smem = ds_smem  # never read
         kv_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
