@@ -1,6 +1,6 @@
 """Session 28 probe: dropout in the fused Gluon backward against the two Triton kernels.
 
-    python benchmarks/sessions/s28_dropout_probe.py [--shape e6|short] [--rounds R]
+    python benchmarks/sessions/s28_dropout_probe.py [--shape e6|short] [--rounds R] [--fwd]
 
 Until session 28 a call with dropout ran its backward on the Triton dQ and dK/dV kernels,
 each drawing the keep mask again and the dQ kernel recomputing S and dP (seven products
@@ -12,6 +12,9 @@ mask once (``kernels.hopper_dropout``). Timed here, from CUDA graphs
 * ``two-kernel``: ``SPARSEFLASH_FUSED_BACKWARD=0`` (the path before this session);
 * ``no-dropout``: the same call without dropout (the fused backward's speed limit);
 * ``cudnn``: SDPA's cuDNN backend with ``dropout_p=0.1`` (dense only).
+
+``--fwd`` times forwards only instead (``fused`` and ``two-kernel`` are then the same
+call): where a call with dropout spends its time.
 
 Before timing, each sparseflash variant's gradients with dropout are compared with the
 other's (the same seed drops the same scores in both backwards).
@@ -51,20 +54,20 @@ def grads_with_seed(forward, inputs, grad, seed=5):
     return torch.autograd.grad(forward(), inputs, grad)
 
 
-def _cudnn(q, k, v):
+def _cudnn(q, k, v, p=P):
     from torch.nn.attention import SDPBackend, sdpa_kernel
     with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-        return F.scaled_dot_product_attention(q, k, v, dropout_p=P)
+        return F.scaled_dot_product_attention(q, k, v, dropout_p=p)
 
 
-def run(B, H, N, d, dtype, patterns, rounds):
+def run(B, H, N, d, dtype, patterns, rounds, fwd_only=False):
     g = torch.Generator(device="cuda").manual_seed(0)
     q, k, v = (torch.randn(B, H, N, d, device="cuda", dtype=dtype, generator=g)
                .requires_grad_() for _ in range(3))
     grad = torch.randn_like(q)
     for pattern in patterns:
         layout = sparseflash.compile_layout(pattern, N, block=128, device=q.device)
-        flops = 3.5 * 4 * B * H * N * N * d * layout.density
+        flops = (1 if fwd_only else 3.5) * 4 * B * H * N * N * d * layout.density
 
         def forward(p=P):
             return sparseflash.attention(q, k, v, layout, dropout_p=p)
@@ -80,15 +83,24 @@ def run(B, H, N, d, dtype, patterns, rounds):
         assert max(errs) < 2e-2 * max(scale, 1.0), f"{pattern} D={d}: dq/dk/dv differ {errs}"
         for r in range(rounds):
             row = {}
-            for name, setting, p in (("fused", "auto", P), ("two-kernel", "0", P),
-                                     ("no-dropout", "auto", 0.0)):
-                os.environ["SPARSEFLASH_FUSED_BACKWARD"] = setting
-                row[name] = timed(fwd_bwd(lambda p=p: forward(p), (q, k, v), grad))
-            if pattern == "dense":
-                row["cudnn"] = timed(fwd_bwd(lambda: _cudnn(q, k, v), (q, k, v), grad))
+            if fwd_only:
+                with torch.no_grad():
+                    row["dropout"] = timed(forward)
+                    row["no-dropout"] = timed(lambda: forward(0.0))
+                    if pattern == "dense":
+                        row["cudnn"] = timed(lambda: _cudnn(q, k, v))
+                        row["cudnn-no-dropout"] = timed(lambda: _cudnn(q, k, v, 0.0))
+            else:
+                for name, setting, p in (("fused", "auto", P), ("two-kernel", "0", P),
+                                         ("no-dropout", "auto", 0.0)):
+                    os.environ["SPARSEFLASH_FUSED_BACKWARD"] = setting
+                    row[name] = timed(fwd_bwd(lambda p=p: forward(p), (q, k, v), grad))
+                if pattern == "dense":
+                    row["cudnn"] = timed(fwd_bwd(lambda: _cudnn(q, k, v), (q, k, v), grad))
             text = " | ".join(f"{name} {ms:.3f} ms ({flops / ms * 1e-9:.0f})"
                               for name, ms in row.items())
-            print(f"B={B} H={H} N={N} D={d} {str(dtype)[6:]} {pattern} round {r}: {text}"
+            mode = "fwd" if fwd_only else "fwd+bwd"
+            print(f"B={B} H={H} N={N} D={d} {str(dtype)[6:]} {pattern} {mode} round {r}: {text}"
                   f" | max |fused - two-kernel| {max(errs):.2e}", flush=True)
     os.environ["SPARSEFLASH_FUSED_BACKWARD"] = "auto"
 
@@ -97,15 +109,16 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--shape", choices=["e6", "short"], nargs="+", default=["e6", "short"])
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--fwd", action="store_true", help="time forwards only")
     args = parser.parse_args()
     print("triton", triton.__version__, "torch", torch.__version__,
           torch.cuda.get_device_name(), "| fwd+bwd ms (TFLOP/s), dropout", P)
     if "e6" in args.shape:
-        run(16, 8, 4096, 64, torch.float16, ["dense", "butterfly"], args.rounds)
+        run(16, 8, 4096, 64, torch.float16, ["dense", "butterfly"], args.rounds, args.fwd)
     if "short" in args.shape:
         for d in (64, 128):
             run(4, 16, 4096, d, torch.bfloat16, ["dense", "local(3)", "butterfly"],
-                args.rounds)
+                args.rounds, args.fwd)
 
 
 if __name__ == "__main__":
