@@ -73,18 +73,21 @@ if AVAILABLE:
     barrier = getattr(gl, "barrier", None) or gl.thread_barrier
 
     @gluon.jit
-    def draw_keep(keep_smem, k0, k1, bh, key_start, q_start):
+    def draw_keep(keep_smem, k0, k1, bh, key_start, q_start, PART: gl.constexpr = 0,
+                  PARTS: gl.constexpr = 1):
         """Draw the 16-bit dropout draws of key rows ``key_start + arange(KEYS)``
         (``key_start`` a multiple of 8) and query columns ``q_start + arange(QUERIES)`` of
         batch*head ``bh`` into ``keep_smem`` (QUERIES, KEYS) uint16, then wait at a barrier
         of the calling warp group (four warps), whose threads :func:`kept` then reads it.
-        ``(k0, k1)`` are the seed's halves (:func:`seed_halves`).
+        ``(k0, k1)`` are the seed's halves (:func:`seed_halves`). With ``PARTS`` > 1 only
+        query rows ``PART`` of ``PARTS`` equal parts, so that a kernel can spread the draws
+        of a tile over its products.
 
         A Philox call's four words hold the draws of its eight keys in key order (key
         8g + 2w + h is half h, low first, of word w), so with the keys contiguous in
         shared memory each call is one 16-byte store: the threshold test waits for the
         reader, which needs a compare to make its select anyway."""
-        QUERIES: gl.constexpr = keep_smem.shape[0]
+        QUERIES: gl.constexpr = keep_smem.shape[0] // PARTS
         KEYS: gl.constexpr = keep_smem.shape[1]
         GROUPS: gl.constexpr = KEYS // KEYS_PER_CALL
         # (group, query): a call a thread, each warp the groups of 16 rows of the score
@@ -92,7 +95,8 @@ if AVAILABLE:
         per_call: gl.constexpr = gl.BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0])
         groups = key_start // KEYS_PER_CALL + gl.arange(0, GROUPS,
                                                         layout=gl.SliceLayout(1, per_call))
-        queries = q_start + gl.arange(0, QUERIES, layout=gl.SliceLayout(0, per_call))
+        queries = q_start + PART * QUERIES + gl.arange(0, QUERIES,
+                                                      layout=gl.SliceLayout(0, per_call))
         zero = gl.zeros([GROUPS, QUERIES], gl.uint32, per_call)
         c0 = zero + gl.expand_dims(groups, 1).to(gl.uint32)
         c1 = zero + gl.expand_dims(queries, 0).to(gl.uint32)
@@ -102,7 +106,7 @@ if AVAILABLE:
         words = gl.join(gl.join(w0, w2), gl.join(w1, w3))                 # (G, Q, 2, 2)
         draws = gl.join(words.to(gl.uint16), (words >> 16).to(gl.uint16))  # (G, Q, 2, 2, 2)
         draws = gl.permute(gl.reshape(draws, [GROUPS, QUERIES, KEYS_PER_CALL]), [1, 0, 2])
-        keep_smem.store(gl.reshape(draws, [QUERIES, KEYS]))
+        keep_smem.slice(PART * QUERIES, QUERIES).store(gl.reshape(draws, [QUERIES, KEYS]))
         barrier()
 
     @gluon.jit

@@ -180,14 +180,16 @@ if AVAILABLE:
     @gluon.jit
     def _draw_tile_keep(keep_rows, t, k0, k1, key_start, FULL_IDX, PART_IDX, rot, n_col,
                         n_full, full_start, part_start, q_row0, N, LAYOUT_BLOCK: gl.constexpr,
-                        BLOCK_M: gl.constexpr, HAS_PARTIAL: gl.constexpr):
-        """The dropout draws of the walk's tile ``t`` for a consumer warp group's key rows
-        into ``keep_rows`` (``hopper_dropout.draw_keep``); the tile's row in the (B*H*N)
-        view says whose scores they are (batch*head, first query)."""
+                        BLOCK_M: gl.constexpr, HAS_PARTIAL: gl.constexpr,
+                        PART: gl.constexpr = 0, PARTS: gl.constexpr = 1):
+        """The dropout draws of the walk's tile ``t`` (its query rows ``PART`` of ``PARTS``)
+        for a consumer warp group's key rows into ``keep_rows``
+        (``hopper_dropout.draw_keep``); the tile's row in the (B*H*N) view says whose
+        scores they are (batch*head, first query)."""
         row = _walk_row(FULL_IDX, PART_IDX, t, rot, n_col, n_full, full_start, part_start,
                         q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
         bh = row // N
-        hopper_dropout.draw_keep(keep_rows, k0, k1, bh, key_start, row - bh * N)
+        hopper_dropout.draw_keep(keep_rows, k0, k1, bh, key_start, row - bh * N, PART, PARTS)
 
     @gluon.jit
     def _loader(q_desc, k_desc, v_desc, do_desc, lse_desc, delta_desc, k_smem, v_smem, q_smem,
@@ -311,7 +313,7 @@ if AVAILABLE:
             if HAS_DROPOUT:
                 _draw_tile_keep(keep_rows, 0, seed_lo, seed_hi, key_start, FULL_IDX,
                                 PART_IDX, rot, n_col, n_full, full_start, part_start, q_row0,
-                                N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
+                                N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, 0, 2)
             mbarrier.wait(kv_bar, 0)
             dk = warpgroup_mma_init(dk)
             for t in range(n_walk):
@@ -322,6 +324,13 @@ if AVAILABLE:
                                    use_acc=False, is_async=True)
                 dpt = warpgroup_mma(v_rows, do_smem.index(slot).permute((1, 0)), zero_st,
                                     use_acc=False, is_async=True)
+                if HAS_DROPOUT:
+                    # Half the tile's draws while S^T and dP^T run (the warp group waits
+                    # for them anyway), the other half drawn during the last tile's dQ
+                    # and dK products.
+                    _draw_tile_keep(keep_rows, t, seed_lo, seed_hi, key_start, FULL_IDX,
+                                    PART_IDX, rot, n_col, n_full, full_start, part_start,
+                                    q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, 1, 2)
                 # In flight: the last tile's dK, then S^T and dP^T. Wait for all but dP^T:
                 # this warp group's products of the last tile are done, so it releases
                 # the slot (whose barrier counts one arrival from each warp group).
@@ -386,7 +395,7 @@ if AVAILABLE:
                         _draw_tile_keep(keep_rows, t + 1, seed_lo, seed_hi, key_start,
                                         FULL_IDX, PART_IDX, rot, n_col, n_full, full_start,
                                         part_start, q_row0, N, LAYOUT_BLOCK, BLOCK_M,
-                                        HAS_PARTIAL)
+                                        HAS_PARTIAL, 0, 2)
                 dq, dv = warpgroup_mma_wait(num_outstanding=1, deps=(dq, dv))
                 buf = WG * DQ_BUFS + t % DQ_BUFS
                 mbarrier.wait(dq_empty.index(buf), ((t // DQ_BUFS) & 1) ^ 1)
