@@ -298,6 +298,11 @@ if AVAILABLE:
         k_rows = k_smem.slice(WG * KEYS, KEYS)
         v_rows = v_smem.slice(WG * KEYS, KEYS)
         k_cols = k_smem.slice(WG * COLS, COLS, dim=1)
+        # Dropout's draws of a tile (hopper_dropout): at D=64 half while its S^T and dP^T
+        # run and half during the last tile's dQ and dK, at D=128 all during the last
+        # tile's dQ and dK. On an H100 (NOTES v30) the split was 2-4% faster at D=64 and
+        # 6-7% slower at D=128 (not taken apart).
+        DRAW_PARTS: gl.constexpr = 2 if D == 64 else 1
         if HAS_DROPOUT:
             seed_lo, seed_hi = hopper_dropout.seed_halves(SEED)
             keep_rows = keep_smem.index(WG)
@@ -313,7 +318,7 @@ if AVAILABLE:
             if HAS_DROPOUT:
                 _draw_tile_keep(keep_rows, 0, seed_lo, seed_hi, key_start, FULL_IDX,
                                 PART_IDX, rot, n_col, n_full, full_start, part_start, q_row0,
-                                N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, 0, 2)
+                                N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, 0, DRAW_PARTS)
             mbarrier.wait(kv_bar, 0)
             dk = warpgroup_mma_init(dk)
             for t in range(n_walk):
@@ -324,7 +329,7 @@ if AVAILABLE:
                                    use_acc=False, is_async=True)
                 dpt = warpgroup_mma(v_rows, do_smem.index(slot).permute((1, 0)), zero_st,
                                     use_acc=False, is_async=True)
-                if HAS_DROPOUT:
+                if HAS_DROPOUT and DRAW_PARTS == 2:
                     # Half the tile's draws while S^T and dP^T run (the warp group waits
                     # for them anyway), the other half drawn during the last tile's dQ
                     # and dK products.
@@ -395,7 +400,7 @@ if AVAILABLE:
                         _draw_tile_keep(keep_rows, t + 1, seed_lo, seed_hi, key_start,
                                         FULL_IDX, PART_IDX, rot, n_col, n_full, full_start,
                                         part_start, q_row0, N, LAYOUT_BLOCK, BLOCK_M,
-                                        HAS_PARTIAL, 0, 2)
+                                        HAS_PARTIAL, 0, DRAW_PARTS)
                 dq, dv = warpgroup_mma_wait(num_outstanding=1, deps=(dq, dv))
                 buf = WG * DQ_BUFS + t % DQ_BUFS
                 mbarrier.wait(dq_empty.index(buf), ((t // DQ_BUFS) & 1) ^ 1)
