@@ -522,10 +522,10 @@ def inputs_fit(tensors, layout_block: int, tiles, dropout_p: float,
                has_padding: bool) -> bool:
     """What the Gluon kernels here and in ``hopper_backward`` and ``hopper_fused`` need of
     their inputs (the first of ``tensors`` is q): Gluon's Hopper API outside the
-    interpreter, an sm_90 GPU, float16 or bfloat16, D of 64 or 128, no dropout and (for
-    the kernels that do not implement it, which say so) no key padding, a layout block
-    that each of ``tiles`` divides, and every tensor contiguous with a 16-byte aligned
-    address (its rows are read through one descriptor)."""
+    interpreter, an sm_90 GPU, float16 or bfloat16, D of 64 or 128, no dropout and no key
+    padding (for the kernels that lack them: the others pass 0 and False), a layout
+    block that each of ``tiles`` divides, and every tensor contiguous with a 16-byte
+    aligned address (its rows are read through one descriptor)."""
     if not AVAILABLE or os.environ.get("TRITON_INTERPRET", "0") == "1":
         return False
     q = tensors[0]

@@ -1,23 +1,28 @@
-"""Dropout's keep mask in the Gluon kernels, bit for bit the Triton kernels' own.
+"""Dropout's draws in the Gluon kernels, bit for bit the Triton kernels' own.
 
 A forward and its backward may run on different kernels (the Triton forward, the Gluon
-fused backward), so every kernel must drop the same scores: :func:`keep_mask_t` draws
-exactly what ``common.dropout_keep`` draws (Philox-4x32-10 keyed by the seed, counters
-(key // 8, query, batch*head, 0), key ``8g + 2w + h`` reading 16-bit half ``h`` of word
-``w``, kept when the half reaches the threshold), transposed: keys as rows, as the fused
-backward's score tiles hold them.
+fused backward), so every kernel must drop the same scores. :func:`draw_keep` makes
+exactly the draws ``common.dropout_keep`` makes (Philox-4x32-10 keyed by the seed,
+counters (key // 8, query, batch*head, 0), key ``8g + 2w + h`` reading 16-bit half ``h``
+of word ``w``) and :func:`kept` applies the same test (kept when the draw reaches
+``reference.keep_threshold(p)``), in the fused backward's score tiles (keys as rows).
 
 Where the draws are made matters more than how. In a wgmma accumulator's layout a thread
 holds two keys of different groups of eight and two neighbouring queries per eight
 columns, so drawing in place would run each Philox call for every score, eight times the
-work (and Philox's ten rounds are ~100 integer operations a call). The draws are made
-instead in a blocked layout in which each thread holds the eight keys of one call, once,
-and the keep bits reach the accumulator's layout by a layout conversion. Each warp draws
-for the 16 key rows it holds in the wgmma layout, so the conversion stays inside warps.
+work (Philox's ten rounds are ~40 instructions a call even with each product's two words
+from one 64-bit multiply). So each thread runs whole calls, one per (group of eight keys,
+query), and stores the call's four words, which hold its eight draws in key order, with
+one 16-byte store into a (query, key) buffer in shared memory; the warp group's threads
+then read the draws they need in the wgmma layout and compare them with the threshold
+where they select. On an H100 (benchmarks/NOTES.md, v30) the first form (products by
+``umulhi`` and a multiply, the drawing thread making a byte per key: a compare, a select
+and a byte store each) took 8-10% longer per dropout fwd+bwd at D=64 than this one, and
+as long at D=128.
 
-Gluon has no interpreter: ``tests/test_gpu.py`` checks these masks against the Triton
-kernels' and the torch twin (``sparseflash.reference.dropout_keep_mask``), and
-``tests/test_hopper_compile.py`` compiles the kernel that uses them.
+Gluon has no interpreter: ``tests/test_gpu.py`` checks the draws against the Triton
+kernels' keep mask, and ``tests/test_hopper_compile.py`` compiles the kernel that uses
+them.
 """
 
 from __future__ import annotations

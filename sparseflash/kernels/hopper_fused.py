@@ -53,6 +53,15 @@ causal and 2-10% slower than 64 x 64 elsewhere (NOTES v24, ``s22_d64_tiles_ab.py
 delta kernel (which also zeroes 4 bytes a dQ element) and dQ's cast take 0.12 ms at
 D=128, 15-20% of a ``local(3)`` backward.
 
+Dropout (session 28, NOTES v30): each consumer warp group draws a tile's 16-bit dropout
+draws once (``hopper_dropout``: the Triton kernels' Philox bits, one call a thread per
+eight keys, stored to shared memory as drawn) while the products of the tile before run,
+and applies the forward's keep test to P^T (for dV) and to dP^T (for dS). The Triton
+dQ and dK/dV kernels drew every mask twice and did seven products a tile pair: on an H100
+(``benchmarks/sessions/s28_dropout_probe.py``) fwd+bwd with dropout 0.1 took 1.10-1.23x
+less time than with them, e.g. the paper's E.6 setup at N=4096 8.53 ms against 10.31
+(cuDNN: 7.14). The draws still cost: the same call without dropout takes 4.70 ms.
+
 Key padding (session 27, NOTES v29): a column past its sequence's last real key walks
 nothing (its dK and dV are zero), and each consumer warp group reads, once, which of its
 64 keys are padding and zeroes their rows of P^T (two registers a thread), so that dS, dV,
@@ -568,9 +577,10 @@ def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor,
            layout_block: int, dropout_p: float, has_padding: bool, scheduled: bool) -> bool:
     """Whether ``launch.backward`` runs this kernel (and the delta kernel) in place of the
     dQ and dK/dV kernels. Where ``hopper_backward.usable`` could run its dK/dV kernel (an
-    sm_90 GPU, float16 or bfloat16, no dropout, the column schedule, a query length that
-    is a multiple of the layout block, contiguous inputs, Gluon not turned off), with or
-    without key padding, at a head dim of :data:`TILES` with a layout block that one of
+    sm_90 GPU, float16 or bfloat16, the column schedule, a query length that is a
+    multiple of the layout block, contiguous inputs, Gluon not turned off), with or
+    without key padding and dropout (which that kernel lacks: ``dropout_p`` does not
+    decide here), at a head dim of :data:`TILES` with a layout block that one of
     its tiles divides (:func:`tiles`), and unless PyTorch is asked for deterministic
     algorithms (dQ's sum order varies). ``SPARSEFLASH_FUSED_BACKWARD``: ``auto`` (the default) and
     ``1`` wherever it can (since NOTES v23 it measured faster than the two kernels on every
