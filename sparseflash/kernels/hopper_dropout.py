@@ -1,7 +1,7 @@
 """Dropout's draws in the Gluon kernels, bit for bit the Triton kernels' own.
 
 A forward and its backward may run on different kernels (the Triton forward, the Gluon
-fused backward), so every kernel must drop the same scores. :func:`draw_keep` makes
+fused backward), so every kernel must drop the same scores. :func:`draw` makes
 exactly the draws ``common.dropout_keep`` makes (Philox-4x32-10 keyed by the seed,
 counters (key // 8, query, batch*head, 0), key ``8g + 2w + h`` reading 16-bit half ``h``
 of word ``w``) and :func:`kept` applies the same test (kept when the draw reaches
@@ -78,11 +78,11 @@ if AVAILABLE:
     barrier = getattr(gl, "barrier", None) or gl.thread_barrier
 
     @gluon.jit
-    def draw_keep(keep_smem, k0, k1, bh, key_start, q_start, PART: gl.constexpr = 0,
+    def draw(draws_smem, k0, k1, bh, key_start, q_start, PART: gl.constexpr = 0,
                   PARTS: gl.constexpr = 1):
         """Draw the 16-bit dropout draws of key rows ``key_start + arange(KEYS)``
         (``key_start`` a multiple of 8) and query columns ``q_start + arange(QUERIES)`` of
-        batch*head ``bh`` into ``keep_smem`` (QUERIES, KEYS) uint16, then wait at a barrier
+        batch*head ``bh`` into ``draws_smem`` (QUERIES, KEYS) uint16, then wait at a barrier
         of the calling warp group (four warps), whose threads :func:`kept` then reads it.
         ``(k0, k1)`` are the seed's halves (:func:`seed_halves`). With ``PARTS`` > 1 only
         query rows ``PART`` of ``PARTS`` equal parts, so that a kernel can spread the draws
@@ -92,8 +92,8 @@ if AVAILABLE:
         8g + 2w + h is half h, low first, of word w), so with the keys contiguous in
         shared memory each call is one 16-byte store: the threshold test waits for the
         reader, which needs a compare to make its select anyway."""
-        QUERIES: gl.constexpr = keep_smem.shape[0] // PARTS
-        KEYS: gl.constexpr = keep_smem.shape[1]
+        QUERIES: gl.constexpr = draws_smem.shape[0] // PARTS
+        KEYS: gl.constexpr = draws_smem.shape[1]
         GROUPS: gl.constexpr = KEYS // KEYS_PER_CALL
         # (group, query): a call a thread, each warp the groups of 16 rows of the score
         # tile (its rows in the wgmma layout too), lanes along the queries.
@@ -111,28 +111,27 @@ if AVAILABLE:
         words = gl.join(gl.join(w0, w2), gl.join(w1, w3))                 # (G, Q, 2, 2)
         draws = gl.join(words.to(gl.uint16), (words >> 16).to(gl.uint16))  # (G, Q, 2, 2, 2)
         draws = gl.permute(gl.reshape(draws, [GROUPS, QUERIES, KEYS_PER_CALL]), [1, 0, 2])
-        keep_smem.slice(PART * QUERIES, QUERIES).store(gl.reshape(draws, [QUERIES, KEYS]))
+        draws_smem.slice(PART * QUERIES, QUERIES).store(gl.reshape(draws, [QUERIES, KEYS]))
         barrier()
 
     @gluon.jit
-    def kept(keep_smem, threshold, layout: gl.constexpr):
-        """bool (KEYS, QUERIES) in ``layout``: the draws :func:`draw_keep` left in
-        ``keep_smem`` that reach ``threshold`` (``reference.keep_threshold``), i.e. the
+    def kept(draws_smem, threshold, layout: gl.constexpr):
+        """bool (KEYS, QUERIES) in ``layout``: the draws :func:`draw` left in
+        ``draws_smem`` that reach ``threshold`` (``reference.keep_threshold``), i.e. the
         scores kept."""
-        draws = keep_smem.permute((1, 0)).load(layout)
+        draws = draws_smem.permute((1, 0)).load(layout)
         return draws >= threshold.to(gl.uint16)
-
 
     @gluon.jit
     def _keep_mask_kernel(OUT, SEED, bh, key_start, q_start, threshold,
                           QUERIES: gl.constexpr):
-        """OUT (64, QUERIES) int8: :func:`draw_keep` then :func:`kept` in the fused
+        """OUT (64, QUERIES) int8: :func:`draw` then :func:`kept` in the fused
         backward's score-tile layout, stored."""
         layout: gl.constexpr = gl.NVMMADistributedLayout(
             version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, QUERIES, 16])
         draws = gl.allocate_shared_memory(gl.uint16, [QUERIES, 64], DRAWS_LAYOUT)
         k0, k1 = seed_halves(SEED)
-        draw_keep(draws, k0, k1, bh, key_start, q_start)
+        draw(draws, k0, k1, bh, key_start, q_start)
         keep = kept(draws, threshold, layout)
         rows = gl.arange(0, 64, layout=gl.SliceLayout(1, layout))
         cols = gl.arange(0, QUERIES, layout=gl.SliceLayout(0, layout))

@@ -187,18 +187,18 @@ if AVAILABLE:
         return q_row0 + (t // n_col) * N + q_start
 
     @gluon.jit
-    def _draw_tile_keep(keep_rows, t, k0, k1, key_start, FULL_IDX, PART_IDX, rot, n_col,
-                        n_full, full_start, part_start, q_row0, N, LAYOUT_BLOCK: gl.constexpr,
-                        BLOCK_M: gl.constexpr, HAS_PARTIAL: gl.constexpr,
-                        PART: gl.constexpr = 0, PARTS: gl.constexpr = 1):
+    def _draw_tile(tile_draws, t, k0, k1, key_start, FULL_IDX, PART_IDX, rot, n_col, n_full,
+                   full_start, part_start, q_row0, N, LAYOUT_BLOCK: gl.constexpr,
+                   BLOCK_M: gl.constexpr, HAS_PARTIAL: gl.constexpr, PART: gl.constexpr = 0,
+                   PARTS: gl.constexpr = 1):
         """The dropout draws of the walk's tile ``t`` (its query rows ``PART`` of ``PARTS``)
-        for a consumer warp group's key rows into ``keep_rows``
-        (``hopper_dropout.draw_keep``); the tile's row in the (B*H*N) view says whose
-        scores they are (batch*head, first query)."""
+        for a consumer warp group's key rows into ``tile_draws`` (``hopper_dropout.draw``);
+        the tile's row in the (B*H*N) view says whose scores they are (batch*head, first
+        query)."""
         row = _walk_row(FULL_IDX, PART_IDX, t, rot, n_col, n_full, full_start, part_start,
                         q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
         bh = row // N
-        hopper_dropout.draw_keep(keep_rows, k0, k1, bh, key_start, row - bh * N, PART, PARTS)
+        hopper_dropout.draw(tile_draws, k0, k1, bh, key_start, row - bh * N, PART, PARTS)
 
     @gluon.jit
     def _loader(q_desc, k_desc, v_desc, do_desc, lse_desc, delta_desc, k_smem, v_smem, q_smem,
@@ -254,7 +254,7 @@ if AVAILABLE:
 
     @gluon.jit
     def _consume(WG: gl.constexpr, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem,
-                 ds_smem, dq_smem, keep_smem, kv_bar, ready, empty, ds_full, dq_ready,
+                 ds_smem, dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready,
                  dq_empty, DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED,
                  WS_DK, WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                  drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS,
@@ -271,8 +271,10 @@ if AVAILABLE:
         TMA stores through shared buffers the loop has finished with. With
         ``HAS_PADDING`` the rows of its padding keys (``KPM`` (B, Nk) int8, 1 = padding)
         get no probability, so their dK and dV are zero and they add nothing into dQ. With
-        ``HAS_DROPOUT`` each tile's keep mask is drawn once (``hopper_dropout``, the bits
-        the forward dropped by) and applies to P^T, for dV, and to dP^T, for dS."""
+        ``HAS_DROPOUT`` each tile's dropout draws are made once (``hopper_dropout``: the
+        bits the forward dropped by, into ``draws_smem``, one (BLOCK_M, 64) uint16 buffer a
+        warp group) and the forward's keep test applies to P^T, for dV, and to dP^T, for
+        dS."""
         KEYS: gl.constexpr = 64  # KEYS_PER_WG
         BLOCK_N: gl.constexpr = k_smem.shape[0]
         D: gl.constexpr = k_smem.shape[1]
@@ -314,7 +316,7 @@ if AVAILABLE:
         DRAW_PARTS: gl.constexpr = 2 if D == 64 else 1
         if HAS_DROPOUT:
             seed_lo, seed_hi = hopper_dropout.seed_halves(SEED)
-            keep_rows = keep_smem.index(WG)
+            tile_draws = draws_smem.index(WG)
 
         zero_st = gl.zeros([KEYS, BLOCK_M], gl.float32, st_layout)
         zero_dq = gl.zeros([BLOCK_M, COLS], gl.float32, dq_layout)
@@ -325,7 +327,7 @@ if AVAILABLE:
         if n_walk > 0:
             rot = _rotation(start_n, n_col, BLOCK_M)
             if HAS_DROPOUT:
-                _draw_tile_keep(keep_rows, 0, seed_lo, seed_hi, key_start, FULL_IDX,
+                _draw_tile(tile_draws, 0, seed_lo, seed_hi, key_start, FULL_IDX,
                                 PART_IDX, rot, n_col, n_full, full_start, part_start, q_row0,
                                 N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, 0, DRAW_PARTS)
             mbarrier.wait(kv_bar, 0)
@@ -342,7 +344,7 @@ if AVAILABLE:
                     # Half the tile's draws while S^T and dP^T run (the warp group waits
                     # for them anyway), the other half drawn during the last tile's dQ
                     # and dK products.
-                    _draw_tile_keep(keep_rows, t, seed_lo, seed_hi, key_start, FULL_IDX,
+                    _draw_tile(tile_draws, t, seed_lo, seed_hi, key_start, FULL_IDX,
                                     PART_IDX, rot, n_col, n_full, full_start, part_start,
                                     q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, 1, 2)
                 # In flight: the last tile's dK, then S^T and dP^T. Wait for all but dP^T:
@@ -373,7 +375,7 @@ if AVAILABLE:
                         pt = gl.where(keep, pt, 0.0)
                 if HAS_DROPOUT:
                     # dV takes the dropped probabilities, as the forward's O did.
-                    kept = hopper_dropout.kept(keep_rows, keep_threshold, st_layout)
+                    kept = hopper_dropout.kept(tile_draws, keep_threshold, st_layout)
                     p_op = gl.convert_layout(gl.where(kept, pt * drop_scale, 0.0).to(dtype),
                                              op_layout)
                 else:
@@ -383,7 +385,7 @@ if AVAILABLE:
                 delta = delta_smem.index(slot).load(st_layout)
                 if HAS_DROPOUT:
                     # Read again rather than held (registers).
-                    kept = hopper_dropout.kept(keep_rows, keep_threshold, st_layout)
+                    kept = hopper_dropout.kept(tile_draws, keep_threshold, st_layout)
                     dpt = gl.where(kept, dpt * drop_scale, 0.0)
                 dst = pt * (dpt - delta) * sm_scale
                 # Buffer t % DS_BUFS was last read by tile t - DS_BUFS's dQ products, which
@@ -406,7 +408,7 @@ if AVAILABLE:
                     # thread of the warp group has read this tile's from (the barrier).
                     if t + 1 < n_walk:
                         hopper_dropout.barrier()
-                        _draw_tile_keep(keep_rows, t + 1, seed_lo, seed_hi, key_start,
+                        _draw_tile(tile_draws, t + 1, seed_lo, seed_hi, key_start,
                                         FULL_IDX, PART_IDX, rot, n_col, n_full, full_start,
                                         part_start, q_row0, N, LAYOUT_BLOCK, BLOCK_M,
                                         HAS_PARTIAL, 0, DRAW_PARTS)
@@ -496,11 +498,11 @@ if AVAILABLE:
         dq_smem = gl.allocate_shared_memory(gl.float32, [NUM_WG * DQ_BUFS, BLOCK_M,
                                                          D // NUM_WG], dq_desc.layout)
         if HAS_DROPOUT:  # each consumer warp group's dropout draws of the tile
-            keep_smem = gl.allocate_shared_memory(gl.uint16, [NUM_WG, BLOCK_M,
+            draws_smem = gl.allocate_shared_memory(gl.uint16, [NUM_WG, BLOCK_M,
                                                               BLOCK_N // NUM_WG],
                                                   hopper_dropout.DRAWS_LAYOUT)
         else:
-            keep_smem = ds_smem  # never read
+            draws_smem = ds_smem  # never read
         kv_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
         ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
         empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
@@ -534,7 +536,7 @@ if AVAILABLE:
         if NUM_WG == 1:
             gl.warp_specialize([
                 (_consume, (0, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
-                            dq_smem, keep_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
+                            dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
@@ -546,14 +548,14 @@ if AVAILABLE:
         else:
             gl.warp_specialize([
                 (_consume, (0, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
-                            dq_smem, keep_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
+                            dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE)),
                 (_consume, (1, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
-                            dq_smem, keep_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
+                            dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
@@ -592,7 +594,7 @@ def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor,
             or torch.are_deterministic_algorithms_enabled()):
         return False
     # Key padding and dropout are this kernel's own (a mask on each program's key rows, the
-    # keep mask drawn in each tile).
+    # draws made in each tile).
     return hopper.inputs_fit((q, k, v, do), layout_block, (), 0.0, False)
 
 
