@@ -27,7 +27,9 @@ them.
 
 from __future__ import annotations
 
+from .. import reference
 from . import hopper
+from .common import KEYS_PER_PHILOX as KEYS_PER_CALL  # keys that share one Philox call
 
 AVAILABLE = hopper.AVAILABLE
 
@@ -36,14 +38,12 @@ if AVAILABLE:
     gluon = hopper.gluon
 
     # Philox-4x32's multipliers and key increments (Salmon et al., 2011, "Parallel random
-    # numbers: as easy as 1, 2, 3"), as Triton's tl.philox uses them.
-    PHILOX_ROUND_A = gl.constexpr(0xD2511F53)
-    PHILOX_ROUND_B = gl.constexpr(0xCD9E8D57)
-    PHILOX_KEY_A = gl.constexpr(0x9E3779B9)
-    PHILOX_KEY_B = gl.constexpr(0xBB67AE85)
+    # numbers: as easy as 1, 2, 3"), as Triton's tl.philox and the torch twin use them.
+    PHILOX_ROUND_A = gl.constexpr(reference._PHILOX_ROUND_A)
+    PHILOX_ROUND_B = gl.constexpr(reference._PHILOX_ROUND_B)
+    PHILOX_KEY_A = gl.constexpr(reference._PHILOX_KEY_A)
+    PHILOX_KEY_B = gl.constexpr(reference._PHILOX_KEY_B)
     PHILOX_ROUNDS = gl.constexpr(10)
-    #: Keys that share one Philox call (common.KEYS_PER_PHILOX).
-    KEYS_PER_CALL = gl.constexpr(8)
 
     @gluon.jit
     def seed_halves(SEED):
@@ -146,9 +146,9 @@ def keep_mask(seed: int, dropout_p: float, bh: int, key_start: int, q_start: int
     arange(queries)`` (columns; 64 or 128) of batch*head ``bh``."""
     import torch
 
-    from ..reference import keep_threshold
     out = torch.empty(64, queries, dtype=torch.int8, device=device)
     seed_tensor = torch.tensor([seed], dtype=torch.int64, device=device)
     _keep_mask_kernel[(1,)](out, seed_tensor, bh, key_start, q_start,
-                            keep_threshold(dropout_p), QUERIES=queries, num_warps=4)
+                            reference.keep_threshold(dropout_p), QUERIES=queries,
+                            num_warps=4)
     return out.bool()
