@@ -1,6 +1,7 @@
 """The Gluon kernels of sm_90 GPUs (the forwards of ``sparseflash.kernels.hopper`` and
 ``hopper_pingpong``, the dK/dV kernel of ``hopper_backward``, the fused backward of
-``hopper_fused``) compiled for sm_90 on this machine, no GPU needed.
+``hopper_fused`` with and without dropout, and ``hopper_dropout``'s test kernel) compiled
+for sm_90 on this machine, no GPU needed.
 
 Gluon has no interpreter, so CI cannot run the kernel; compiling it catches what a new
 Triton breaks (Gluon is experimental and renames its API: ``async_copy_global_to_shared``
@@ -23,7 +24,8 @@ import weakref
 import pytest
 import torch
 
-from sparseflash.kernels import hopper, hopper_backward, hopper_fused, hopper_pingpong
+from sparseflash.kernels import (hopper, hopper_backward, hopper_dropout, hopper_fused,
+                                 hopper_pingpong)
 
 try:
     import triton
@@ -160,6 +162,19 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padde
                               options=dict(num_warps=warps, maxnreg=maxnreg))
 
 
+def _compile_keep_mask(queries):
+    """triton.compile of ``hopper_dropout``'s test kernel (the draws of 64 keys by
+    ``queries`` queries, read back in the fused backward's score-tile layout) for sm_90."""
+    kernel = hopper_dropout._keep_mask_kernel
+    sig = {name: "constexpr" for name in kernel.arg_names}
+    sig.update(OUT="*i8", SEED="*i64", bh="i32", key_start="i32", q_start="i32",
+               threshold="i32")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return triton.compile(GluonASTSource(kernel, sig, dict(QUERIES=queries)),
+                              target=GPUTarget("cuda", 90, 128), options=dict(num_warps=4))
+
+
 def _ptxas_report(ptx: str):
     """-> (serialised, spilled bytes): whether the ptxas Triton uses for sm_90 reports that
     it serialised the kernel's wgmma instructions (it does when a non-wgmma instruction
@@ -194,6 +209,8 @@ def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
         compiled = _compile_pingpong(d, flag_a, flag_b, dtype, padded)
     elif kind == "dkdv":
         compiled = _compile_dkdv(d, flag_b, dtype)
+    elif kind == "keep":
+        compiled = _compile_keep_mask(d)
     else:
         compiled = _compile_fused(d, flag_b, dtype, 64 if flag_a else 128,
                                   padded in (True, "both"), padded in ("dropout", "both"))
@@ -234,6 +251,8 @@ JOBS += [("pingpong", 128, True, False, BF16, False),
          ("pingpong", 128, True, True, FP16, False),
          ("pingpong", 128, True, False, BF16, True),
          ("pingpong", 128, False, True, BF16, True)]
+# The dropout draws' test kernel, on the fused backward's two query tile widths.
+JOBS += [("keep", 64, False, False, BF16, False), ("keep", 128, False, False, BF16, False)]
 FORWARD_JOBS = [job[1:] for job in JOBS if job[0] == "forward"]
 PINGPONG_JOBS = [job[1:] for job in JOBS if job[0] == "pingpong"]
 FUSED_JOBS = [job[1:] for job in JOBS if job[0] == "fused"]
@@ -309,6 +328,15 @@ def test_fused_backward_compiles_for_sm90(compiled, d, block_64, has_partial, dt
     else:
         assert 2 * (rec["shared"] + SM90_RESERVED_BYTES) <= 228 * 1024
         assert counts == {232, 24}, rec["setmaxnreg"]
+
+
+@pytest.mark.parametrize("queries", [64, 128])
+def test_dropout_draws_compile_for_sm90(compiled, queries):
+    """The Gluon draws (Philox by 64-bit multiplies, one 16-byte store a call) and their
+    read-back compile; the draws buffer, uint16 (queries, 64), is all the shared memory."""
+    rec = compiled[("keep", queries, False, False, str(BF16), False)]
+    assert rec["shared"] == 2 * 64 * queries
+    assert rec["spill_bytes"] in (0, None)
 
 
 def test_descriptors_are_kept_by_address_without_the_tensor():
