@@ -327,9 +327,9 @@ if AVAILABLE:
         if n_walk > 0:
             rot = _rotation(start_n, n_col, BLOCK_M)
             if HAS_DROPOUT:
-                _draw_tile(tile_draws, 0, seed_lo, seed_hi, key_start, FULL_IDX,
-                                PART_IDX, rot, n_col, n_full, full_start, part_start, q_row0,
-                                N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, 0, DRAW_PARTS)
+                _draw_tile(tile_draws, 0, seed_lo, seed_hi, key_start, FULL_IDX, PART_IDX,
+                           rot, n_col, n_full, full_start, part_start, q_row0, N,
+                           LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, 0, DRAW_PARTS)
             mbarrier.wait(kv_bar, 0)
             dk = warpgroup_mma_init(dk)
             for t in range(n_walk):
@@ -345,8 +345,8 @@ if AVAILABLE:
                     # for them anyway), the other half drawn during the last tile's dQ
                     # and dK products.
                     _draw_tile(tile_draws, t, seed_lo, seed_hi, key_start, FULL_IDX,
-                                    PART_IDX, rot, n_col, n_full, full_start, part_start,
-                                    q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, 1, 2)
+                               PART_IDX, rot, n_col, n_full, full_start, part_start, q_row0,
+                               N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, 1, 2)
                 # In flight: the last tile's dK, then S^T and dP^T. Wait for all but dP^T:
                 # this warp group's products of the last tile are done, so it releases
                 # the slot (whose barrier counts one arrival from each warp group).
@@ -403,15 +403,15 @@ if AVAILABLE:
                                    is_async=True)
                 dk = warpgroup_mma(ds_rows, q_smem.index(slot), dk, is_async=True)
                 if HAS_DROPOUT:
-                    # The next tile's mask while these products run, where the fewest
+                    # The next tile's draws while these products run, where the fewest
                     # registers are live (the score tiles are done), into the buffer every
                     # thread of the warp group has read this tile's from (the barrier).
                     if t + 1 < n_walk:
                         hopper_dropout.barrier()
-                        _draw_tile(tile_draws, t + 1, seed_lo, seed_hi, key_start,
-                                        FULL_IDX, PART_IDX, rot, n_col, n_full, full_start,
-                                        part_start, q_row0, N, LAYOUT_BLOCK, BLOCK_M,
-                                        HAS_PARTIAL, 0, DRAW_PARTS)
+                        _draw_tile(tile_draws, t + 1, seed_lo, seed_hi, key_start, FULL_IDX,
+                                   PART_IDX, rot, n_col, n_full, full_start, part_start,
+                                   q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, 0,
+                                   DRAW_PARTS)
                 dq, dv = warpgroup_mma_wait(num_outstanding=1, deps=(dq, dv))
                 buf = WG * DQ_BUFS + t % DQ_BUFS
                 mbarrier.wait(dq_empty.index(buf), ((t // DQ_BUFS) & 1) ^ 1)
