@@ -10,7 +10,8 @@ backward, forward + backward and memory, for sequence lengths 128 to 65536.
 
 Methods (``--methods``):
 
-* ``sparseflash``: this library's Triton kernels, dense layout, dropout + padding mask.
+* ``sparseflash``: this library's kernels (``backend="triton"``: Triton, and on H100/H200
+  the Gluon kernels where they apply), dense layout, dropout + padding mask.
 * ``sparseflash-butterfly``: the same with the block-sparse layout ``butterfly`` (the flat
   block butterfly, block 128). The paper's block-sparse FlashAttention used a butterfly
   sparsity pattern (its Section 3.3); ``--sparse-pattern`` changes it.
@@ -117,10 +118,11 @@ class E6Method:
 
 METHODS: Dict[str, E6Method] = {m.name: m for m in (
     E6Method("sparseflash", False, True, True,
-             "sparseflash Triton kernels, dense layout", "FlashAttention"),
+             "sparseflash kernels (backend='triton'), dense layout", "FlashAttention"),
     E6Method("sparseflash-butterfly", True, True, True,
-             "sparseflash Triton kernels, block-sparse layout (the paper's block-sparse "
-             "FlashAttention used a butterfly pattern)", "Block-Sparse FlashAttention"),
+             "sparseflash kernels (backend='triton'), block-sparse layout (the paper's "
+             "block-sparse FlashAttention used a butterfly pattern)",
+             "Block-Sparse FlashAttention"),
     E6Method("sdpa-flash", False, False, True,
              "SDPA flash backend: takes no attn_mask, so timed WITHOUT the padding mask"),
     E6Method("sdpa-efficient", False, True, True,
