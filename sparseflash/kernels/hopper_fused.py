@@ -59,8 +59,9 @@ eight keys, stored to shared memory as drawn) while the products of the tile bef
 and applies the forward's keep test to P^T (for dV) and to dP^T (for dS). The Triton
 dQ and dK/dV kernels drew every mask twice and did seven products a tile pair: on an H100
 (``benchmarks/sessions/s28_dropout_probe.py``) fwd+bwd with dropout 0.1 took 1.10-1.23x
-less time than with them, e.g. the paper's E.6 setup at N=4096 8.53 ms against 10.31
-(cuDNN: 7.14). The draws still cost: the same call without dropout takes 4.70 ms.
+less time than with them, e.g. at the paper's E.6 shape (no padding) at N=4096 8.53 ms
+against 10.31 (cuDNN: 7.14). The draws still cost: the same call without dropout takes
+4.70 ms.
 
 Key padding (session 27, NOTES v29): a column past its sequence's last real key walks
 nothing (its dK and dV are zero), and each consumer warp group reads, once, which of its
