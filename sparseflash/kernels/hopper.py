@@ -63,6 +63,10 @@ BLOCK_M, BLOCK_N, STAGES, NUM_WARPS = 128, 128, 3, 8
 TMA_STORE = True
 
 if AVAILABLE:
+    #: A barrier of the calling partition's threads (a warp group's, in a warp-specialised
+    #: kernel; Triton 3.6 names it thread_barrier, later ones barrier).
+    sync_partition = getattr(gl, "thread_barrier", None) or gl.barrier
+
     @gluon.jit
     def _coords(SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS, LAYOUT_BLOCK: gl.constexpr,
                 BLOCK_M: gl.constexpr):

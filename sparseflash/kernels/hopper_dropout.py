@@ -74,9 +74,6 @@ if AVAILABLE:
     DRAWS_LAYOUT = gl.constexpr(gl.SwizzledSharedLayout(vec=8, per_phase=1, max_phase=8,
                                                         order=[1, 0]))
 
-    # Triton 3.6 calls the barrier of a warp group (or of the CTA) thread_barrier.
-    barrier = getattr(gl, "barrier", None) or gl.thread_barrier
-
     @gluon.jit
     def draw(draws_smem, k0, k1, bh, key_start, q_start, PART: gl.constexpr = 0,
                   PARTS: gl.constexpr = 1):
@@ -112,7 +109,7 @@ if AVAILABLE:
         draws = gl.join(words.to(gl.uint16), (words >> 16).to(gl.uint16))  # (G, Q, 2, 2, 2)
         draws = gl.permute(gl.reshape(draws, [GROUPS, QUERIES, KEYS_PER_CALL]), [1, 0, 2])
         draws_smem.slice(PART * QUERIES, QUERIES).store(gl.reshape(draws, [QUERIES, KEYS]))
-        barrier()
+        hopper.sync_partition()
 
     @gluon.jit
     def kept(draws_smem, threshold, layout: gl.constexpr):

@@ -408,7 +408,7 @@ if AVAILABLE:
                     # registers are live (the score tiles are done), into the buffer every
                     # thread of the warp group has read this tile's from (the barrier).
                     if t + 1 < n_walk:
-                        hopper_dropout.barrier()
+                        hopper.sync_partition()
                         _draw_tile(tile_draws, t + 1, seed_lo, seed_hi, key_start, FULL_IDX,
                                    PART_IDX, rot, n_col, n_full, full_start, part_start,
                                    q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, 0,

@@ -81,10 +81,7 @@ if AVAILABLE:
 
     from .hopper import (_coords_at, _issue_kv_at, _padding, _partial_mask, _row_walk,
                          _run_offset, _softmax_step, finish_rows, mask_padding, store_rows,
-                         tma_load)
-
-    # A partition's threads meet (Triton 3.6 names it thread_barrier, later ones barrier).
-    _sync_partition = getattr(gl, "thread_barrier", None) or gl.barrier
+                         sync_partition, tma_load)
 
     @gluon.jit
     def _hand_over(slot, value, layout: gl.constexpr):
@@ -92,7 +89,7 @@ if AVAILABLE:
         the partition's stores done before any of them goes on (to the barrier arrival
         that publishes it)."""
         slot.store(gl.full([1], value, gl.int32, layout))
-        _sync_partition()
+        sync_partition()
 
     @gluon.jit
     def _handed(slot, layout: gl.constexpr):
