@@ -231,6 +231,48 @@ def test_pingpong_forward_ring_depths_against_float64(case, depths, monkeypatch)
     test_pingpong_forward_against_float64(case, torch.bfloat16, monkeypatch)
 
 
+# The ping-pong forward with dropout (kernels.hopper_pingpong; by default the Gluon
+# forward's kernel for calls with dropout): run walks, a split global row with GQA,
+# causal diagonals and a ragged end, key padding with holes and an all-padding sequence,
+# a key length other than the query length, D=64; p = 0.1, 0.3, 0.5. The references drop
+# what the call's seed drops, so a forward that dropped other scores than the backward
+# (which may run other kernels) fails on the gradients too.
+PINGPONG_DROPOUT_CASES = [
+    ("dense", 2, 4, 4, 1024, 1024, 128, 128, False, 0.1),
+    ("local(1) | global(1)", 2, 4, 2, 4096, 4096, 128, 128, False, 0.1),
+    ("causal", 1, 4, 4, 1000, 1000, 128, 128, False, 0.3),
+    ("local(2) | global(1)", 2, 4, 2, 2048, 2048, 128, 128, "holes", 0.1),
+    ("butterfly", 2, 4, 4, 1024, 1100, 128, 128, "empty", 0.5),
+    ("dense", 1, 2, 2, 1024, 2000, 64, 128, False, 0.1),
+    ("causal | global(1)", 2, 4, 4, 1000, 1000, 64, 128, "holes", 0.3),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("case", PINGPONG_DROPOUT_CASES,
+                         ids=[f"{case_id(c)}-p{c[9]}" for c in PINGPONG_DROPOUT_CASES])
+def test_pingpong_forward_with_dropout_against_float64(case, dtype, monkeypatch):
+    from sparseflash.kernels import hopper_pingpong, launch
+    calls = _watch_gluon_kernel(hopper_pingpong, "bind_forward", "the ping-pong forward",
+                                monkeypatch)
+    # D=64 forced where the default leaves calls with dropout to the Triton forward.
+    monkeypatch.setenv("SPARSEFLASH_PINGPONG", "1" if case[6] != 128 else "auto")
+    launch.clear_plans()
+    _check_against_float64(case[:9], dtype, dropout_p=case[9])
+    assert calls, "the ping-pong forward did not run"
+
+
+@pytest.mark.parametrize("programs", [1, 3])
+@pytest.mark.parametrize("case", PINGPONG_DROPOUT_CASES,
+                         ids=[f"{case_id(c)}-p{c[9]}" for c in PINGPONG_DROPOUT_CASES])
+def test_pingpong_forward_with_dropout_programs_against_float64(case, programs, monkeypatch):
+    """Many work items a program: each item's draws (its batch*head, query rows and
+    key tiles) follow the item, not the program."""
+    from sparseflash.kernels import hopper_pingpong
+    monkeypatch.setattr(hopper_pingpong, "MAX_PROGRAMS", programs)
+    test_pingpong_forward_with_dropout_against_float64(case, torch.bfloat16, monkeypatch)
+
+
 def test_pingpong_forward_replays_in_a_cuda_graph(monkeypatch):
     """The persistent forward's work counter is zeroed for every launch, so a captured
     call replays: each replay, on new inputs copied into the captured ones, gives what an
@@ -490,9 +532,17 @@ def test_gluon_forward_choice(monkeypatch):
     monkeypatch.setenv("SPARSEFLASH_PINGPONG", "0")  # hopper's kernel: not D=128 partial
     assert usable(q128, partial=True) is False
     monkeypatch.delenv("SPARSEFLASH_PINGPONG")
+    # Dropout: on the ping-pong kernel at the head dims it takes calls with dropout.
+    from sparseflash.kernels import hopper_pingpong
+    assert usable(q128, dropout=0.1) is on
+    assert usable(q64, dropout=0.1) is (on and 64 in hopper_pingpong.DROPOUT_HEAD_DIMS)
+    monkeypatch.setenv("SPARSEFLASH_PINGPONG", "1")
+    assert usable(q64, dropout=0.1) is on
+    monkeypatch.setenv("SPARSEFLASH_PINGPONG", "0")  # no Gluon forward drops scores
+    assert usable(q128, dropout=0.1) is False
+    monkeypatch.delenv("SPARSEFLASH_PINGPONG")
     monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
     assert usable(q128, partial=True) is on
-    assert usable(q64, dropout=0.1) is False
     assert usable(q64, padding=True) is on
     assert usable(q64, block=64) is False                 # block under the tile
     assert usable(q64.transpose(1, 2)) is False           # not contiguous
@@ -615,10 +665,11 @@ def test_fused_backward_with_dropout_against_float64(case, dtype, monkeypatch):
     assert calls, "the fused backward did not run"
 
 
-def test_fused_backward_keep_mask_is_the_triton_kernels():
+def test_gluon_keep_mask_is_the_triton_kernels():
     """The Gluon draws, read back in the fused backward's score-tile layout (keys as
-    rows), bit for bit the Triton kernels' keep mask, for unaligned batch*head indices,
-    seeds above 32 bits and query offsets of several tiles."""
+    rows) and in the ping-pong forward's (queries as rows), bit for bit the Triton
+    kernels' keep mask, for unaligned batch*head indices, seeds above 32 bits and query
+    offsets of several tiles."""
     from sparseflash.kernels import hopper_dropout
     from sparseflash.kernels.common import keep_mask
     if not hopper_dropout.AVAILABLE or torch.cuda.get_device_capability()[0] != 9:
@@ -627,8 +678,12 @@ def test_fused_backward_keep_mask_is_the_triton_kernels():
                                                      (2**40 + 7, 0.5, 1000, 136, 4032, 128),
                                                      (12345, 0.3, 7, 64, 192, 64)):
         got = hopper_dropout.keep_mask(seed, p, bh, key_start, q_start, queries, "cuda")
-        whole = keep_mask(seed, p, bh, q_start + queries, key_start + 64, "cuda")
-        assert torch.equal(got, whole[q_start:, key_start:].T)
+        whole = keep_mask(seed, p, bh, q_start + queries, key_start + 128, "cuda")
+        assert torch.equal(got, whole[q_start:, key_start:key_start + 64].T)
+        # The forward's orientation: 64 queries by 128 keys.
+        got = hopper_dropout.keep_mask(seed, p, bh, key_start, q_start, 64, "cuda",
+                                       keys=128, keys_first=False)
+        assert torch.equal(got, whole[q_start:q_start + 64, key_start:])
 
 
 def test_fused_backward_choice(monkeypatch):

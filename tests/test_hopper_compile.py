@@ -70,9 +70,11 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False):
                               target=GPUTarget("cuda", 90, 128), options=options)
 
 
-def _compile_pingpong(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False):
+def _compile_pingpong(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False,
+                      dropout=False):
     """triton.compile of the ping-pong forward for sm_90, as ``hopper_pingpong.bind_forward``
-    launches it (with its register cap)."""
+    launches it (with its register cap and, with dropout at D=128, one Q buffer a warp
+    group)."""
     p = hopper_pingpong
     kernel = p.pingpong_forward_kernel
     sig = {name: "constexpr" for name in kernel.arg_names}
@@ -83,14 +85,16 @@ def _compile_pingpong(d, row_runs, has_partial, dtype=torch.bfloat16, padded=Fal
     sig.update(O="*bf16" if dtype == torch.bfloat16 else "*fp16", LSE="*fp32",
                FULL_IDX="*i32", PART_IDX="*i32", PART_CODE="*i32", SCHED="*i32",
                WS_O="*fp32", WS_LSE="*fp32", KPM="*i8" if padded else "*i32",
-               KV_LIMITS="*i32", COUNTER="*i32", qk_scale="fp32")
+               KV_LIMITS="*i32", COUNTER="*i32", SEED="*i64" if dropout else "*i32",
+               qk_scale="fp32", drop_scale="fp32")
     for name in ("stride_ob", "stride_oh", "stride_on", "H", "H_KV", "N", "Nk",
                  "NUM_Q_BLOCKS", "LAYOUT_HEADS", "WS_SLOTS", "ITEMS_PER_GROUP", "ITEMS",
-                 "stride_kpm_b", "stride_lim_b"):
+                 "stride_kpm_b", "stride_lim_b", "keep_threshold"):
         sig[name] = "i32"
-    consts = dict(LAYOUT_BLOCK=128, K_STAGES=p.K_STAGES, V_STAGES=p.V_STAGES, Q_BUFS=p.Q_BUFS,
+    q_bufs = 1 if dropout and d == 128 else p.Q_BUFS
+    consts = dict(LAYOUT_BLOCK=128, K_STAGES=p.K_STAGES, V_STAGES=p.V_STAGES, Q_BUFS=q_bufs,
                   ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=padded,
-                  TMA_STORE=hopper.TMA_STORE, num_warps=p.NUM_WARPS)
+                  HAS_DROPOUT=dropout, TMA_STORE=hopper.TMA_STORE, num_warps=p.NUM_WARPS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return triton.compile(GluonASTSource(kernel, sig, consts),
@@ -162,16 +166,18 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padde
                               options=dict(num_warps=warps, maxnreg=maxnreg))
 
 
-def _compile_keep_mask(queries):
-    """triton.compile of ``hopper_dropout``'s test kernel (the draws of 64 keys by
-    ``queries`` queries, read back in the fused backward's score-tile layout) for sm_90."""
+def _compile_keep_mask(queries, keys_first=True):
+    """triton.compile of ``hopper_dropout``'s test kernel for sm_90: the draws of 64 keys
+    by ``queries`` queries read back in the fused backward's score-tile layout, or
+    (``keys_first=False``) of 128 keys by 64 queries in the ping-pong forward's."""
     kernel = hopper_dropout._keep_mask_kernel
     sig = {name: "constexpr" for name in kernel.arg_names}
     sig.update(OUT="*i8", SEED="*i64", bh="i32", key_start="i32", q_start="i32",
                threshold="i32")
+    consts = dict(QUERIES=queries, KEYS=64 if keys_first else 128, KEYS_FIRST=keys_first)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return triton.compile(GluonASTSource(kernel, sig, dict(QUERIES=queries)),
+        return triton.compile(GluonASTSource(kernel, sig, consts),
                               target=GPUTarget("cuda", 90, 128), options=dict(num_warps=4))
 
 
@@ -200,17 +206,19 @@ def _ptxas_report(ptx: str):
 
 def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
     """What the tests read of one compiled variant (forwards: row runs, partial blocks;
-    dK/dV: partial blocks; fused: a layout block of 64, partial blocks; ``padded``: for
-    calls with key padding (True), and for the fused backward also with dropout
-    (``"dropout"``) or both (``"both"``))."""
+    dK/dV: partial blocks; fused: a layout block of 64, partial blocks; keep: the
+    forward's orientation; ``padded``: for calls with key padding (True), and for the
+    fused backward and the ping-pong forward also with dropout (``"dropout"``) or both
+    (``"both"``))."""
     if kind == "forward":
         compiled = _compile(d, flag_a, flag_b, dtype, padded)
     elif kind == "pingpong":
-        compiled = _compile_pingpong(d, flag_a, flag_b, dtype, padded)
+        compiled = _compile_pingpong(d, flag_a, flag_b, dtype, padded in (True, "both"),
+                                     padded in ("dropout", "both"))
     elif kind == "dkdv":
         compiled = _compile_dkdv(d, flag_b, dtype)
     elif kind == "keep":
-        compiled = _compile_keep_mask(d)
+        compiled = _compile_keep_mask(d, not flag_a)
     else:
         compiled = _compile_fused(d, flag_b, dtype, 64 if flag_a else 128,
                                   padded in (True, "both"), padded in ("dropout", "both"))
@@ -251,8 +259,17 @@ JOBS += [("pingpong", 128, True, False, BF16, False),
          ("pingpong", 128, True, True, FP16, False),
          ("pingpong", 128, True, False, BF16, True),
          ("pingpong", 128, False, True, BF16, True)]
-# The dropout draws' test kernel, on the fused backward's two query tile widths.
-JOBS += [("keep", 64, False, False, BF16, False), ("keep", 128, False, False, BF16, False)]
+# ... and with dropout: run walks, table walks with partial blocks and key padding, fp16,
+# and D=64.
+JOBS += [("pingpong", 128, True, False, BF16, "dropout"),
+         ("pingpong", 128, False, True, BF16, "both"),
+         ("pingpong", 128, True, True, FP16, "dropout"),
+         ("pingpong", 64, True, False, BF16, "dropout"),
+         ("pingpong", 64, False, True, BF16, "both")]
+# The dropout draws' test kernel, on the fused backward's two query tile widths, and in
+# the ping-pong forward's orientation (64 queries by 128 keys, queries as rows).
+JOBS += [("keep", 64, False, False, BF16, False), ("keep", 128, False, False, BF16, False),
+         ("keep", 64, True, False, BF16, False)]
 FORWARD_JOBS = [job[1:] for job in JOBS if job[0] == "forward"]
 PINGPONG_JOBS = [job[1:] for job in JOBS if job[0] == "pingpong"]
 FUSED_JOBS = [job[1:] for job in JOBS if job[0] == "fused"]
@@ -330,12 +347,13 @@ def test_fused_backward_compiles_for_sm90(compiled, d, block_64, has_partial, dt
         assert counts == {232, 24}, rec["setmaxnreg"]
 
 
-@pytest.mark.parametrize("queries", [64, 128])
-def test_dropout_draws_compile_for_sm90(compiled, queries):
+@pytest.mark.parametrize("queries, queries_first", [(64, False), (128, False), (64, True)])
+def test_dropout_draws_compile_for_sm90(compiled, queries, queries_first):
     """The Gluon draws (Philox by 64-bit multiplies, one 16-byte store a call) and their
-    read-back compile; the draws buffer, uint16 (queries, 64), is all the shared memory."""
-    rec = compiled[("keep", queries, False, False, str(BF16), False)]
-    assert rec["shared"] == 2 * 64 * queries
+    read-back in either score tile's orientation compile; the draws buffer, uint16
+    (queries, keys), is all the shared memory."""
+    rec = compiled[("keep", queries, queries_first, False, str(BF16), False)]
+    assert rec["shared"] == 2 * queries * (128 if queries_first else 64)
     assert rec["spill_bytes"] in (0, None)
 
 

@@ -505,21 +505,24 @@ def gluon_choice() -> str:
 
 def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout_block: int,
            dropout_p: float, has_padding: bool, has_partial: bool) -> bool:
-    """Whether ``launch.forward`` runs this kernel. Only where the inputs allow it: an
-    sm_90 GPU, float16 or bfloat16, D of 64 or 128, no dropout (not implemented here;
-    key padding is), a layout block that is a multiple of the tiles, and contiguous q,
-    k, v (their rows are read through one descriptor each). Then ``SPARSEFLASH_GLUON``
-    decides: ``auto`` (the default) everywhere, but for D=128 layouts with partial blocks
-    (``has_partial``: causal diagonals, ragged ends) when ``hopper_pingpong`` is turned
-    off: there the Triton forward measured 2.5% faster than this module's kernel (module
-    docstring); ``1`` everywhere it can; ``0`` never."""
+    """Whether ``launch.forward`` runs a Gluon forward. Only where the inputs allow it:
+    an sm_90 GPU, float16 or bfloat16, D of 64 or 128, a layout block that is a multiple
+    of the tiles, and contiguous q, k, v (their rows are read through one descriptor
+    each); with dropout only where ``hopper_pingpong.chosen`` takes the call (this
+    module's kernel has none). Then ``SPARSEFLASH_GLUON`` decides: ``auto`` (the default)
+    everywhere, but for D=128 layouts with partial blocks (``has_partial``: causal
+    diagonals, ragged ends) when ``hopper_pingpong`` is turned off: there the Triton
+    forward measured 2.5% faster than this module's kernel (module docstring); ``1``
+    everywhere it can; ``0`` never."""
     from . import hopper_pingpong  # (it imports this module)
 
     choice = gluon_choice()
     if choice == "0" or (choice == "auto" and q.shape[-1] == 128 and has_partial
                          and not hopper_pingpong.chosen(128)):
         return False
-    return inputs_fit((q, k, v), layout_block, (BLOCK_M, BLOCK_N), dropout_p, False)
+    if dropout_p > 0 and not hopper_pingpong.chosen(q.shape[-1], dropout=True):
+        return False
+    return inputs_fit((q, k, v), layout_block, (BLOCK_M, BLOCK_N), 0.0, False)
 
 
 def inputs_fit(tensors, layout_block: int, tiles, dropout_p: float,
@@ -618,20 +621,21 @@ class BoundForward(NamedTuple):
 
 def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
                  row_runs, has_partial, has_padding=False, stride_kpm_b=0,
-                 stride_lim_b=0) -> BoundForward:
+                 stride_lim_b=0, has_dropout=False) -> BoundForward:
     """The Gluon forward bound to these shapes, on ``programs`` schedule entries
     (``launch.forward`` checked :func:`usable` and keeps the result for calls of the same
-    shapes), for key padding with the batch strides of its mask and walk limits;
-    :func:`forward` launches it. At the head dims ``hopper_pingpong.chosen`` names (D=128
-    by default) that is its warp-specialised kernel, elsewhere
-    :func:`hopper_forward_kernel`."""
+    shapes), for key padding with the batch strides of its mask and walk limits, and for
+    dropout; :func:`forward` launches it. Where ``hopper_pingpong.chosen`` names the head
+    dim (D=128 by default; with dropout, wherever :func:`usable` let the call through)
+    that is its warp-specialised kernel, elsewhere :func:`hopper_forward_kernel`."""
     from . import hopper_pingpong  # (it imports this module)
 
     B, H, N, D = q.shape
     args = (q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
             row_runs, has_partial, has_padding, stride_kpm_b, stride_lim_b)
-    if hopper_pingpong.chosen(D):
-        return BoundForward(hopper_pingpong.bind_forward(*args), hopper_pingpong.BLOCK_M, True)
+    if has_dropout or hopper_pingpong.chosen(D):
+        return BoundForward(hopper_pingpong.bind_forward(*args, has_dropout=has_dropout),
+                            hopper_pingpong.BLOCK_M, True)
     H_kv, Nk = k.shape[1], k.shape[2]
     launch = _KERNEL.bind(
         (programs * (layout_block // BLOCK_M), groups), (q.dtype,),
@@ -644,14 +648,17 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
 
 
 def forward(bound: BoundForward, q, k, v, o, lse, full_idx, part_idx, part_code, sched, ws_o,
-            ws_lse, kpm, kv_limits, qk_scale):
+            ws_lse, kpm, kv_limits, qk_scale, seed=None, keep_threshold=0, drop_scale=1.0):
     """Launch ``bound`` (:func:`bind_forward`): writes ``o``, ``lse`` and the workspace of
     split rows. ``kpm`` (B, Nk) int8 and ``kv_limits`` are the key padding's mask and
     walk limits where ``bound`` was bound for padding, else any int32 tensors (never
-    read)."""
+    read); ``seed`` ((1,) int64), ``keep_threshold`` and ``drop_scale`` (1 / (1 - p))
+    likewise dropout's, where it was bound for dropout."""
     tensors = (o, lse, full_idx, part_idx, part_code, sched, ws_o, ws_lse, kpm, kv_limits)
-    if bound.counter:
-        tensors += (torch.zeros(1, dtype=torch.int32, device=q.device),)
-    bound.launch(tensors,
-                 (descriptor(q, bound.q_rows), descriptor(k, BLOCK_N), descriptor(v, BLOCK_N),
-                  descriptor(o, bound.q_rows), qk_scale))
+    descriptors = (descriptor(q, bound.q_rows), descriptor(k, BLOCK_N), descriptor(v, BLOCK_N),
+                   descriptor(o, bound.q_rows), qk_scale)
+    if bound.counter:  # hopper_pingpong's kernel
+        tensors += (torch.zeros(1, dtype=torch.int32, device=q.device),
+                    kv_limits if seed is None else seed)
+        descriptors += (keep_threshold, drop_scale)
+    bound.launch(tensors, descriptors)

@@ -112,40 +112,51 @@ if AVAILABLE:
         hopper.sync_partition()
 
     @gluon.jit
-    def kept(draws_smem, threshold, layout: gl.constexpr):
-        """bool (KEYS, QUERIES) in ``layout``: the draws :func:`draw` left in
-        ``draws_smem`` that reach ``threshold`` (``reference.keep_threshold``), i.e. the
-        scores kept."""
-        draws = draws_smem.permute((1, 0)).load(layout)
+    def kept(draws_smem, threshold, layout: gl.constexpr, KEYS_FIRST: gl.constexpr = True):
+        """bool (KEYS, QUERIES) in ``layout`` (the fused backward's score tiles, keys as
+        rows), or (QUERIES, KEYS) without ``KEYS_FIRST`` (the forward's): the draws
+        :func:`draw` left in ``draws_smem`` that reach ``threshold``
+        (``reference.keep_threshold``), i.e. the scores kept."""
+        if KEYS_FIRST:
+            draws = draws_smem.permute((1, 0)).load(layout)
+        else:
+            draws = draws_smem.load(layout)
         return draws >= threshold.to(gl.uint16)
 
     @gluon.jit
     def _keep_mask_kernel(OUT, SEED, bh, key_start, q_start, threshold,
-                          QUERIES: gl.constexpr):
-        """OUT (64, QUERIES) int8: :func:`draw` then :func:`kept` in the fused
-        backward's score-tile layout, stored."""
+                          QUERIES: gl.constexpr, KEYS: gl.constexpr,
+                          KEYS_FIRST: gl.constexpr):
+        """OUT (KEYS, QUERIES) int8 with ``KEYS_FIRST`` (the fused backward's score
+        tiles), else (QUERIES, KEYS) (the ping-pong forward's): :func:`draw` then
+        :func:`kept` in that score tile's wgmma layout, stored."""
+        ROWS: gl.constexpr = KEYS if KEYS_FIRST else QUERIES
+        COLS: gl.constexpr = QUERIES if KEYS_FIRST else KEYS
         layout: gl.constexpr = gl.NVMMADistributedLayout(
-            version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, QUERIES, 16])
-        draws = gl.allocate_shared_memory(gl.uint16, [QUERIES, 64], DRAWS_LAYOUT)
+            version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, COLS, 16])
+        draws = gl.allocate_shared_memory(gl.uint16, [QUERIES, KEYS], DRAWS_LAYOUT)
         k0, k1 = seed_halves(SEED)
         draw(draws, k0, k1, bh, key_start, q_start)
-        keep = kept(draws, threshold, layout)
-        rows = gl.arange(0, 64, layout=gl.SliceLayout(1, layout))
-        cols = gl.arange(0, QUERIES, layout=gl.SliceLayout(0, layout))
-        gl.store(OUT + gl.expand_dims(rows, 1) * QUERIES + gl.expand_dims(cols, 0),
+        keep = kept(draws, threshold, layout, KEYS_FIRST)
+        rows = gl.arange(0, ROWS, layout=gl.SliceLayout(1, layout))
+        cols = gl.arange(0, COLS, layout=gl.SliceLayout(0, layout))
+        gl.store(OUT + gl.expand_dims(rows, 1) * COLS + gl.expand_dims(cols, 0),
                  keep.to(gl.int8))
 
 
 def keep_mask(seed: int, dropout_p: float, bh: int, key_start: int, q_start: int,
-              queries: int, device) -> "torch.Tensor":
-    """Test hook: the keep mask bool (64, queries) that a consumer warp group of the fused
-    backward applies to keys ``key_start + arange(64)`` (rows) and queries ``q_start +
-    arange(queries)`` (columns; 64 or 128) of batch*head ``bh``."""
+              queries: int, device, keys: int = 64, keys_first: bool = True) -> "torch.Tensor":
+    """Test hook: the keep mask that a Gluon kernel applies to keys ``key_start +
+    arange(keys)`` and queries ``q_start + arange(queries)`` of batch*head ``bh``: bool
+    (keys, queries) as a consumer warp group of the fused backward holds it (64 keys, 64
+    or 128 queries), or with ``keys_first=False`` (queries, keys) as a warp group of the
+    ping-pong forward does (64 queries, 128 keys)."""
     import torch
 
-    out = torch.empty(64, queries, dtype=torch.int8, device=device)
+    shape = (keys, queries) if keys_first else (queries, keys)
+    out = torch.empty(shape, dtype=torch.int8, device=device)
     seed_tensor = torch.tensor([seed], dtype=torch.int64, device=device)
     _keep_mask_kernel[(1,)](out, seed_tensor, bh, key_start, q_start,
-                            reference.keep_threshold(dropout_p), QUERIES=queries,
-                            num_warps=4)
+                            reference.keep_threshold(dropout_p), QUERIES=queries, KEYS=keys,
+                            KEYS_FIRST=keys_first, num_warps=4)
     return out.bool()

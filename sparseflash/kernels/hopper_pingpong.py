@@ -53,7 +53,7 @@ import os
 
 import torch
 
-from . import fastlaunch, hopper
+from . import fastlaunch, hopper, hopper_dropout
 
 AVAILABLE = hopper.AVAILABLE
 
@@ -72,6 +72,9 @@ MAXNREG = 168
 #: Where not None, at most this many programs (tests: many work items a program on small
 #: inputs); else one an SM.
 MAX_PROGRAMS = None
+#: Head dims at which calls with dropout run this kernel (with ``SPARSEFLASH_PINGPONG``
+#: ``auto``), whichever kernel runs the calls without: the Triton forward elsewhere.
+DROPOUT_HEAD_DIMS = (64, 128)
 
 if AVAILABLE:
     from triton.experimental import gluon
@@ -80,8 +83,8 @@ if AVAILABLE:
                                                                   warpgroup_mma_wait)
 
     from .hopper import (_coords_at, _issue_kv_at, _padding, _partial_mask, _row_walk,
-                         _run_offset, _softmax_step, finish_rows, mask_padding, store_rows,
-                         sync_partition, tma_load)
+                         _run_offset, _softmax_step, _tile_keys, finish_rows, mask_padding,
+                         store_rows, sync_partition, tma_load)
 
     @gluon.jit
     def _hand_over(slot, value, layout: gl.constexpr):
@@ -196,18 +199,39 @@ if AVAILABLE:
                              BLOCK_N, s_layout)
 
     @gluon.jit
+    def _draw_tile(draws, seed_lo, seed_hi, bh, q_start, j, n_full, full_start, part_start,
+                   FULL_IDX, PART_IDX, run_offset, LAYOUT_BLOCK: gl.constexpr,
+                   BLOCK_N: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
+        """Dropout's draws of the walk's key tile ``j`` for this warp group's query rows
+        from ``q_start`` (``hopper_dropout.draw``) into ``draws`` (BLOCK_M, BLOCK_N)
+        uint16, once every thread of the warp group has read the last tile's from it."""
+        key_start = _tile_keys(j, n_full, full_start, part_start, FULL_IDX, PART_IDX,
+                               run_offset, LAYOUT_BLOCK, BLOCK_N, ROW_RUNS, HAS_PARTIAL)
+        sync_partition()
+        hopper_dropout.draw(draws, seed_lo, seed_hi, bh, key_start, q_start)
+
+    @gluon.jit
+    def _dropped(p, draws, keep_threshold, s_layout: gl.constexpr):
+        """The probabilities ``p`` (BLOCK_M, BLOCK_N) with the scores dropout drops at 0.
+        The kept ones are not scaled by 1 / (1 - p) here: the epilogue scales O once."""
+        kept = hopper_dropout.kept(draws, keep_threshold, s_layout, KEYS_FIRST=False)
+        return gl.where(kept, p, 0.0)
+
+    @gluon.jit
     def _step(acc, p, m_i, l_i, j, ring, rounds, WG: gl.constexpr, q_tile, k_smem, v_smem, k_ready,
               v_ready, k_empty, v_empty, turn, zero_s, n_full, full_start, part_start, FULL_IDX,
               PART_IDX, PART_CODE, run_offset, q_start, Nk, qk_scale, kpm_row, first_padding,
+              draws, seed_lo, seed_hi, bh, keep_threshold,
               LAYOUT_BLOCK: gl.constexpr, MASKED: gl.constexpr, PADDED: gl.constexpr,
-              ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, s_layout: gl.constexpr,
-              o_layout: gl.constexpr, p_layout: gl.constexpr):
+              ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, HAS_DROPOUT: gl.constexpr,
+              s_layout: gl.constexpr, o_layout: gl.constexpr, p_layout: gl.constexpr):
         """Round j of warp group WG's work item (the program's round ``rounds + j``; the
         item's key tile j is the ring's ``ring + j``): tile j's scores and tile j-1's
         ``P V`` issued (``MASKED``: tile j is a partial block's; ``PADDED``: its padding
-        keys masked, ``hopper.mask_padding``), tile j's K buffer released once its scores
-        are done, tile j's softmax while ``P V`` runs, then tile j-1's V buffer released.
-        Returns the new ``acc, p, m_i, l_i``."""
+        keys masked, ``hopper.mask_padding``), with ``HAS_DROPOUT`` tile j's dropout draws
+        made while they run, tile j's K buffer released once its scores are done, tile j's
+        softmax while ``P V`` runs (dropped scores at 0 after the row sums took them), then
+        tile j-1's V buffer released. Returns the new ``acc, p, m_i, l_i``."""
         K_STAGES: gl.constexpr = k_smem.shape[0]
         V_STAGES: gl.constexpr = v_smem.shape[0]
         BLOCK_N: gl.constexpr = k_smem.shape[1]
@@ -222,6 +246,11 @@ if AVAILABLE:
         mbarrier.wait(v_ready.index(prev), ((u - 1) // V_STAGES) & 1)
         acc = warpgroup_mma(p, v_smem.index(prev), acc, is_async=True)
         _pass_turn(turn, WG)
+        if HAS_DROPOUT:
+            # ALU work under this warp group's products (and the other's softmax).
+            _draw_tile(draws, seed_lo, seed_hi, bh, q_start, j, n_full, full_start,
+                       part_start, FULL_IDX, PART_IDX, run_offset, LAYOUT_BLOCK, BLOCK_N,
+                       ROW_RUNS, HAS_PARTIAL)
         # The scores were issued first: waiting for all but one group leaves P V running.
         s = warpgroup_mma_wait(num_outstanding=1, deps=(s,))
         mbarrier.arrive(k_empty.index(slot), count=1)
@@ -234,6 +263,8 @@ if AVAILABLE:
                              ROW_RUNS, HAS_PARTIAL, s_layout)
         # A masked tile (partial or padded) can leave a row at -inf: the guard.
         p_next, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, MASKED or PADDED)
+        if HAS_DROPOUT:
+            p_next = _dropped(p_next, draws, keep_threshold, s_layout)
         acc, p = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))
         mbarrier.arrive(v_empty.index(prev), count=1)
         acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
@@ -242,19 +273,22 @@ if AVAILABLE:
 
     @gluon.jit
     def _consume(WG: gl.constexpr, q_desc, k_desc, o_desc, q_smem, k_smem, v_smem, q_ready,
-                 q_empty, item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX,
-                 PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, KPM, KV_LIMITS, qk_scale, stride_ob,
-                 stride_oh, stride_on, H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS,
-                 ITEMS_PER_GROUP, ITEMS, stride_kpm_b, stride_lim_b,
-                 LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr,
-                 HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
-                 TMA_STORE: gl.constexpr):
+                 q_empty, item_smem, k_ready, v_ready, k_empty, v_empty, turn, draws_smem, O,
+                 LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, KPM, KV_LIMITS, SEED,
+                 qk_scale, keep_threshold, drop_scale, stride_ob, stride_oh, stride_on, H, N,
+                 Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
+                 stride_kpm_b, stride_lim_b, LAYOUT_BLOCK: gl.constexpr,
+                 ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
+                 HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr):
         """Warp group WG (query rows ``WG * BLOCK_M`` on of each work item's tile): for
         each item the loader hands it, the online softmax over the walk's key tiles, then
         its rows of O and LSE (or of a split row's workspace) stored, as
         ``hopper.hopper_forward_kernel`` stores them, and its Q buffer handed back. With
         ``HAS_PADDING`` the walk is cut as the loader cuts it and the tiles that reach the
-        sequence's first padding key mask their padding keys."""
+        sequence's first padding key mask their padding keys. With ``HAS_DROPOUT`` each
+        tile's scores are dropped as the Triton forward drops them (``hopper_dropout``'s
+        draws, in ``draws_smem``'s buffer WG), after the row sums took them, and O is
+        scaled by ``drop_scale`` = 1 / (1 - p) once, in the epilogue."""
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
         D: gl.constexpr = q_desc.block_type.shape[1]
         BLOCK_N: gl.constexpr = k_desc.block_type.shape[0]
@@ -270,6 +304,12 @@ if AVAILABLE:
         rows_s: gl.constexpr = gl.SliceLayout(1, s_layout)
         one: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
         zero_s = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
+        draws = draws_smem.index(WG)  # (never touched without dropout)
+        if HAS_DROPOUT:
+            seed_lo, seed_hi = hopper_dropout.seed_halves(SEED)
+        else:
+            seed_lo = 0
+            seed_hi = 0
 
         Q_BUFS: gl.constexpr = q_smem.shape[0] // 2  # this warp group's Q buffers
         ring = 0    # K/V tiles the program consumed so far: the rings' position
@@ -290,9 +330,10 @@ if AVAILABLE:
                 HAS_PADDING)
             kpm_row, first_padding = _padding(KPM, KV_LIMITS, b, stride_kpm_b, stride_lim_b,
                                               LAYOUT_HEADS * NUM_Q_BLOCKS, Nk, HAS_PADDING)
-            # The run's first key, which only padded tiles read here (mask_padding).
+            # The run's first key, which only padded tiles and dropout's draws read here.
             run_offset = _run_offset(FULL_IDX, full_start, n_full, LAYOUT_BLOCK,
-                                     ROW_RUNS and HAS_PADDING)
+                                     ROW_RUNS and (HAS_PADDING or HAS_DROPOUT))
+            bh = b * H + h  # dropout's Philox counter, as the Triton forward's
             acc = gl.zeros([BLOCK_M, D], gl.float32, o_layout)
             m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, rows_s)
             l_i = gl.zeros([BLOCK_M], gl.float32, rows_s)
@@ -303,6 +344,10 @@ if AVAILABLE:
                 s = warpgroup_mma(q_tile, k_smem.index(ring % K_STAGES).permute((1, 0)),
                                   zero_s, use_acc=False, is_async=True)
                 _pass_turn(turn, WG)
+                if HAS_DROPOUT:
+                    _draw_tile(draws, seed_lo, seed_hi, bh, q_start, 0, n_full, full_start,
+                               part_start, FULL_IDX, PART_IDX, run_offset, LAYOUT_BLOCK,
+                               BLOCK_N, ROW_RUNS, HAS_PARTIAL)
                 s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
                 mbarrier.arrive(k_empty.index(ring % K_STAGES), count=1)
                 if HAS_PARTIAL:
@@ -315,6 +360,8 @@ if AVAILABLE:
                                      BLOCK_N, ROW_RUNS, HAS_PARTIAL, s_layout)
                 p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale,
                                                    HAS_PARTIAL or HAS_PADDING)
+                if HAS_DROPOUT:
+                    p = _dropped(p, draws, keep_threshold, s_layout)
                 p = gl.convert_layout(p.to(dtype), p_layout)
                 # Full tiles, then partial ones (the mask and the -inf guard stay out of
                 # the full tiles' loop; after a full tile 0 no row is at -inf, but for key
@@ -324,9 +371,11 @@ if AVAILABLE:
                                              k_smem, v_smem, k_ready, v_ready, k_empty, v_empty,
                                              turn, zero_s, n_full, full_start, part_start,
                                              FULL_IDX, PART_IDX, PART_CODE, run_offset, q_start,
-                                             Nk, qk_scale, kpm_row, first_padding, LAYOUT_BLOCK,
-                                             False, HAS_PADDING, ROW_RUNS, HAS_PARTIAL,
-                                             s_layout, o_layout, p_layout)
+                                             Nk, qk_scale, kpm_row, first_padding, draws,
+                                             seed_lo, seed_hi, bh, keep_threshold,
+                                             LAYOUT_BLOCK, False, HAS_PADDING, ROW_RUNS,
+                                             HAS_PARTIAL, HAS_DROPOUT, s_layout, o_layout,
+                                             p_layout)
                 if HAS_PARTIAL:
                     for j in range(gl.maximum(n_full, 1), n_tiles):
                         acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, ring, rounds, WG,
@@ -334,9 +383,10 @@ if AVAILABLE:
                                                  k_empty, v_empty, turn, zero_s, n_full,
                                                  full_start, part_start, FULL_IDX, PART_IDX,
                                                  PART_CODE, run_offset, q_start, Nk, qk_scale,
-                                                 kpm_row, first_padding, LAYOUT_BLOCK, True,
-                                                 HAS_PADDING, ROW_RUNS, HAS_PARTIAL, s_layout,
-                                                 o_layout, p_layout)
+                                                 kpm_row, first_padding, draws, seed_lo,
+                                                 seed_hi, bh, keep_threshold, LAYOUT_BLOCK,
+                                                 True, HAS_PADDING, ROW_RUNS, HAS_PARTIAL,
+                                                 HAS_DROPOUT, s_layout, o_layout, p_layout)
                 # The last round: the last tile's P V.
                 last = ring + n_tiles - 1
                 _wait_turn(turn, WG, rounds + n_tiles)
@@ -348,6 +398,8 @@ if AVAILABLE:
                 ring += n_tiles
                 rounds += n_tiles + 1
 
+            if HAS_DROPOUT:
+                acc = acc * drop_scale
             # Through this warp group's own Q buffer (only its MMAs read it, all
             # completed), which the store has read when store_rows returns; then the
             # loader may fetch the next item's Q into it.
@@ -361,15 +413,16 @@ if AVAILABLE:
             mbarrier.wait(q_ready.index(qi), (done // Q_BUFS) & 1)
             item = _handed(item_smem.index(qi), one)
 
-    @gluon.jit
+    @gluon.jit(do_not_specialize=["keep_threshold"])
     def pingpong_forward_kernel(
             O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, KPM, KV_LIMITS,
-            COUNTER, q_desc, k_desc, v_desc, o_desc, qk_scale, stride_ob, stride_oh, stride_on,
-            H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
-            stride_kpm_b, stride_lim_b,
+            COUNTER, SEED, q_desc, k_desc, v_desc, o_desc, qk_scale, keep_threshold,
+            drop_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS,
+            LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS, stride_kpm_b, stride_lim_b,
             LAYOUT_BLOCK: gl.constexpr, K_STAGES: gl.constexpr, V_STAGES: gl.constexpr,
             Q_BUFS: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
-            HAS_PADDING: gl.constexpr, TMA_STORE: gl.constexpr, num_warps: gl.constexpr):
+            HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
+            num_warps: gl.constexpr):
         """``ITEMS`` work items, (schedule entry, 128-row query tile) x (batch, head
         repeat), on however many programs the grid has: item ``g * ITEMS_PER_GROUP + i``
         is what ``hopper.hopper_forward_kernel`` does as program (i, g), and each program
@@ -380,7 +433,10 @@ if AVAILABLE:
         for its tile constexprs, which come from the descriptors: q_desc and o_desc in
         tiles of :data:`BLOCK_M` rows (a warp group's), k_desc and v_desc of
         :data:`BLOCK_N`; key padding (``KPM``, ``KV_LIMITS`` and their batch strides)
-        as that kernel takes it."""
+        as that kernel takes it. With ``HAS_DROPOUT``: ``SEED`` ((1,) int64), the 16-bit
+        draw a kept score reaches (``keep_threshold``) and 1 / (1 - p) (``drop_scale``),
+        the scores dropped as ``forward.attention_forward_kernel`` drops them; without, a
+        placeholder tensor and any two numbers (never read)."""
         dtype: gl.constexpr = q_desc.dtype
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
         D: gl.constexpr = q_desc.block_type.shape[1]
@@ -401,6 +457,11 @@ if AVAILABLE:
         # Each warp group's current item, from the loader (published by its q_ready).
         item_smem = gl.allocate_shared_memory(gl.int32, [2 * Q_BUFS, 1],
                                               gl.SwizzledSharedLayout(1, 1, 1, [0]))
+        if HAS_DROPOUT:  # each warp group's draws of its current key tile
+            draws_smem = gl.allocate_shared_memory(gl.uint16, [2, BLOCK_M, BLOCK_N],
+                                                   hopper_dropout.DRAWS_LAYOUT)
+        else:  # a placeholder, never touched
+            draws_smem = item_smem
         for i in gl.static_range(2 * Q_BUFS):
             mbarrier.init(q_ready.index(i), count=1)
             mbarrier.init(q_empty.index(i), count=1)
@@ -418,17 +479,19 @@ if AVAILABLE:
         # group's number, stays one).
         gl.warp_specialize([
             (_consume, (0, q_desc, k_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                        item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX,
-                        PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, KPM, KV_LIMITS, qk_scale,
-                        stride_ob, stride_oh, stride_on, H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS,
-                        WS_SLOTS, ITEMS_PER_GROUP, ITEMS, stride_kpm_b, stride_lim_b,
-                        LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, HAS_PADDING, TMA_STORE)),
+                        item_smem, k_ready, v_ready, k_empty, v_empty, turn, draws_smem, O, LSE,
+                        FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, KPM, KV_LIMITS, SEED,
+                        qk_scale, keep_threshold, drop_scale, stride_ob, stride_oh, stride_on,
+                        H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
+                        stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
+                        HAS_PADDING, HAS_DROPOUT, TMA_STORE)),
             (_consume, (1, q_desc, k_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
-                        item_smem, k_ready, v_ready, k_empty, v_empty, turn, O, LSE, FULL_IDX,
-                        PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, KPM, KV_LIMITS, qk_scale,
-                        stride_ob, stride_oh, stride_on, H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS,
-                        WS_SLOTS, ITEMS_PER_GROUP, ITEMS, stride_kpm_b, stride_lim_b,
-                        LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, HAS_PADDING, TMA_STORE)),
+                        item_smem, k_ready, v_ready, k_empty, v_empty, turn, draws_smem, O, LSE,
+                        FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, KPM, KV_LIMITS, SEED,
+                        qk_scale, keep_threshold, drop_scale, stride_ob, stride_oh, stride_on,
+                        H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
+                        stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
+                        HAS_PADDING, HAS_DROPOUT, TMA_STORE)),
             (_loader, (q_desc, k_desc, v_desc, q_smem, k_smem, v_smem, q_ready, q_empty, item_smem,
                        k_ready, v_ready, k_empty, v_empty, FULL_IDX, PART_IDX, SCHED, KV_LIMITS,
                        COUNTER, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, ITEMS_PER_GROUP,
@@ -445,10 +508,14 @@ def choice() -> str:
     return value
 
 
-def chosen(head_dim: int) -> bool:
+def chosen(head_dim: int, dropout: bool = False) -> bool:
     """Whether the Gluon forward (``hopper``, where it runs) takes this kernel at
-    ``head_dim``."""
+    ``head_dim``, for calls with ``dropout`` or without. Only this kernel of the Gluon
+    forwards drops scores: with ``SPARSEFLASH_PINGPONG=0`` calls with dropout run the
+    Triton forward."""
     value = choice()
+    if dropout:
+        return AVAILABLE and (value == "1" or (value == "auto" and head_dim in DROPOUT_HEAD_DIMS))
     return AVAILABLE and (value == "1" or (value == "auto" and head_dim == 128))
 
 
@@ -457,14 +524,18 @@ if AVAILABLE:
 
 
 def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
-                 row_runs, has_partial, has_padding=False, stride_kpm_b=0,
-                 stride_lim_b=0) -> "fastlaunch.Launch":
+                 row_runs, has_partial, has_padding=False, stride_kpm_b=0, stride_lim_b=0,
+                 has_dropout=False) -> "fastlaunch.Launch":
     """:func:`pingpong_forward_kernel` bound as ``hopper.bind_forward`` binds its kernel
     (which calls this one where :func:`chosen`): ``programs`` schedule entries of
     ``layout_block // 128`` work items each, for each of ``groups``, on one program an SM
-    (at most :data:`MAX_PROGRAMS`). Its tensors end with the item counter (one int32,
-    zeroed for every launch)."""
+    (at most :data:`MAX_PROGRAMS`), for calls with dropout or without. Its tensors end
+    with the item counter (one int32, zeroed for every launch) and the dropout seed (or a
+    placeholder), its scalars with the keep threshold and 1 / (1 - p)."""
     B, H, N, D = q.shape
+    # The draws' buffers (32 KB) take the place of each warp group's second Q buffer at
+    # D=128, where shared memory is full; at D=64 there is room for both.
+    q_bufs = 1 if has_dropout and D == 128 else Q_BUFS
     H_kv, Nk = k.shape[1], k.shape[2]
     per_group = programs * (layout_block // (2 * BLOCK_M))
     items = per_group * groups
@@ -475,6 +546,7 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
         (grid,), (q.dtype,),
         (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots, per_group,
          items, stride_kpm_b, stride_lim_b),
-        LAYOUT_BLOCK=layout_block, K_STAGES=K_STAGES, V_STAGES=V_STAGES, Q_BUFS=Q_BUFS,
+        LAYOUT_BLOCK=layout_block, K_STAGES=K_STAGES, V_STAGES=V_STAGES, Q_BUFS=q_bufs,
         ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
-        TMA_STORE=hopper.TMA_STORE, num_warps=NUM_WARPS, maxnreg=MAXNREG)
+        HAS_DROPOUT=has_dropout, TMA_STORE=hopper.TMA_STORE, num_warps=NUM_WARPS,
+        maxnreg=MAXNREG)

@@ -359,7 +359,8 @@ def _forward_plan(q, k, v, o, meta: LayoutMeta, has_padding: bool, s_kpm: int, s
                      bool(meta.has_partial)):
         main = hopper.bind_forward(q, k, o, meta.kv_programs, groups, meta.num_q_blocks,
                                    meta.heads, meta.kv_slots, meta.block, bool(meta.row_runs),
-                                   bool(meta.has_partial), has_padding, s_kpm, s_lim)
+                                   bool(meta.has_partial), has_padding, s_kpm, s_lim,
+                                   dropout_p > 0)
         return _ForwardPlan(meta, main, True, False, merge, workspace)
     block_d = head_dim_tile(D)
     row_class = length_class(meta.row_blocks)
@@ -416,7 +417,9 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
         ws_o = ws_lse = lse  # never touched: no row is split
     if plan.gluon:
         hopper.forward(plan.main, q, k, v, o, lse, tables[1], tables[3], tables[4], tables[10],
-                       ws_o, ws_lse, kpm, limits, scale * LOG2E)
+                       ws_o, ws_lse, kpm, limits, scale * LOG2E,
+                       seed if dropout_p > 0 else None, keep_threshold(dropout_p),
+                       1.0 / (1.0 - dropout_p))
     else:
         if plan.use_tma:
             _ensure_allocator()
