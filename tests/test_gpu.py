@@ -170,7 +170,8 @@ def _watch_gluon_kernel(module, launcher, name, monkeypatch) -> list:
         pytest.skip(f"{name} runs on sm_90 with Triton's Gluon")
     calls = []
     real = getattr(module, launcher)
-    monkeypatch.setattr(module, launcher, lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(module, launcher,
+                        lambda *a, **kw: calls.append(1) or real(*a, **kw))
     return calls
 
 
