@@ -274,6 +274,29 @@ def test_pingpong_forward_with_dropout_programs_against_float64(case, programs, 
     test_pingpong_forward_with_dropout_against_float64(case, torch.bfloat16, monkeypatch)
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_triton_dkdv_with_dropout_on_partial_blocks(dtype, monkeypatch):
+    """The Triton dK/dV kernel with dropout at D=128 on a ragged length (partial blocks;
+    N is not a multiple of the block, so the fused backward does not run), on the tile
+    Triton 3.6 compiled wrong without a barrier after the keep mask (session 29, NOTES
+    v31): right against float64, and the same bit for bit on a second run."""
+    from sparseflash.kernels import launch
+    monkeypatch.setenv("SPARSEFLASH_NO_AUTOTUNE", "1")  # the 32 x 64 tile at D=128
+    launch.clear_plans()
+    case = ("dense", 1, 4, 4, 1000, 1000, 128, 128, False)
+    _check_against_float64(case, dtype, dropout_p=0.3)
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    q, k, v = (torch.randn(1, 4, 1000, 128, device="cuda", dtype=dtype, generator=gen)
+               .requires_grad_() for _ in range(3))
+    grads = []
+    for _ in range(2):
+        torch.manual_seed(1)
+        out = sparseflash.attention(q, k, v, "dense", dropout_p=0.3, backend="triton")
+        grads.append(torch.autograd.grad(out.float().sum(), (q, k, v)))
+    for a, b in zip(*grads):
+        assert torch.equal(a, b)
+
+
 def test_pingpong_forward_replays_in_a_cuda_graph(monkeypatch):
     """The persistent forward's work counter is zeroed for every launch, so a captured
     call replays: each replay, on new inputs copied into the captured ones, gives what an
