@@ -1,6 +1,7 @@
 """The Gluon kernels of sm_90 GPUs (the forwards of ``sparseflash.kernels.hopper`` and
-``hopper_pingpong``, the dK/dV kernel of ``hopper_backward``, the fused backward of
-``hopper_fused`` with and without dropout, and ``hopper_dropout``'s test kernel) compiled
+``hopper_pingpong``, with and without dropout, the dK/dV kernel of ``hopper_backward``,
+the fused backward of ``hopper_fused`` with and without dropout, and ``hopper_dropout``'s
+test kernel) compiled
 for sm_90 on this machine, no GPU needed.
 
 Gluon has no interpreter, so CI cannot run the kernel; compiling it catches what a new

@@ -21,8 +21,9 @@ kernel turned off everywhere but on layouts with partial blocks at D=128.
 Key padding (since session 27, NOTES v29) cuts each sequence's walk after its last real key,
 as the Triton kernel does, and masks padding keys only in the tiles that reach the
 sequence's first padding key (the last column of ``Layout.padding_limits``): a padded call
-runs at the unpadded speed. Everything else (other GPUs, the interpreter, dropout, other
-head dims) goes through the Triton kernel.
+runs at the unpadded speed. Calls with dropout run ``hopper_pingpong``'s kernel at both head
+dims (since session 29, NOTES v31), which draws the Triton kernel's dropout bits; everything
+else (other GPUs, the interpreter, other head dims) goes through the Triton kernel.
 Gluon has no interpreter: ``tests/test_hopper_compile.py`` compiles this kernel for sm_90
 on any machine, ``tests/test_gpu.py -k gluon`` runs it. Gluon is experimental in Triton;
 this module imports nothing when it is missing.

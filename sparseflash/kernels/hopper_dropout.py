@@ -5,7 +5,8 @@ fused backward), so every kernel must drop the same scores. :func:`draw` makes
 exactly the draws ``common.dropout_keep`` makes (Philox-4x32-10 keyed by the seed,
 counters (key // 8, query, batch*head, 0), key ``8g + 2w + h`` reading 16-bit half ``h``
 of word ``w``) and :func:`kept` applies the same test (kept when the draw reaches
-``reference.keep_threshold(p)``), in the fused backward's score tiles (keys as rows).
+``reference.keep_threshold(p)``), in the fused backward's score tiles (keys as rows) and
+in the ping-pong forward's (queries as rows).
 
 Where the draws are made matters more than how. In a wgmma accumulator's layout a thread
 holds two keys of different groups of eight and two neighbouring queries per eight

@@ -45,6 +45,20 @@ before the current item's epilogue. Against the one ring, two processes each,
 alternating (``s24_split_ring_ab.py``, forward ms at 16K tokens, H200): ``local(1)``
 0.121 against 0.132, ``local(3)`` 0.215-0.220 against 0.229-0.230, random+global 0.225
 against 0.233-0.234, ``butterfly`` 0.243-0.253 against 0.255-0.268; dense and causal even.
+
+Dropout (session 29, NOTES v31): each warp group draws its key tile's dropout draws
+(``hopper_dropout.draw``: the Triton kernels' Philox bits, one call a thread per eight
+keys) into a shared buffer of its own while the tile's products run, and after the
+softmax zeroes the dropped probabilities where it reads the draws back; the row sums
+take every score, and O is scaled by 1 / (1 - p) once, in the epilogue. Calls with
+dropout take this kernel at D=64 too (:data:`DROPOUT_HEAD_DIMS`); at D=128 the draws'
+32 KB take each warp group's second Q buffer. On an H100 (``s29_dropout_fwd_probe.py``,
+B=4, N=4096, 16 heads, bf16, dropout 0.1) the forward took 1.60 ms dense at D=128
+against the Triton kernel's 2.07 and cuDNN's 1.82, 1.30 at D=64 against 1.49 and 1.46,
+``butterfly`` 1.28-1.46x faster than the Triton kernel, D=64 ``local(3)`` even to 7%
+slower. Dropout still takes the forward 1.7-2.4x the time without: by count (not
+profiled) the draws' integer products (twenty 32 x 32 -> 64-bit products per eight
+scores) are the bound.
 """
 
 from __future__ import annotations
