@@ -100,7 +100,6 @@ def _dkdv_tile(dk, dv, k, v, Q, DO, LSE, DELTA, start_m, start_n, offs_d, code, 
         dp_t = mma(v, tl.trans(do), PRECISION)
         if HAS_DROPOUT:
             keep_t = tl.trans(dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, keep_threshold))
-            tl.debug_barrier()  # (see the other branch)
             p_drop_t, dp_t = _dropped(p_t, dp_t, keep_t, dropout_p)
         else:
             p_drop_t = p_t
@@ -114,10 +113,12 @@ def _dkdv_tile(dk, dv, k, v, Q, DO, LSE, DELTA, start_m, start_n, offs_d, code, 
         if HAS_DROPOUT:
             keep = dropout_keep(seed, bh, offs_m, start_n, BLOCK_N, keep_threshold)
             # A barrier of the program's threads after the keep mask's layout conversions:
-            # without it Triton 3.6 compiled this tile wrong on an H100 at D=128 with
-            # 32 x 64 tiles where the layout has partial blocks (dK off by up to 0.1 on
-            # 2-7% of key rows, varying from run to run at 3 stages; dQ and dV right; right
-            # with 1 stage or other tiles), and right with it (benchmarks/NOTES.md, v31).
+            # without it Triton 3.6 compiled this branch wrong on an H100 at D=128 with
+            # 32 x 64 tiles on a ragged length (dK off by up to 0.1 on 2-7% of key rows,
+            # varying from run to run at 3 stages; dQ and dV right; right with 1 stage or
+            # other tiles), and right with it (benchmarks/NOTES.md, v31). It costs this
+            # path's fwd+bwd with dropout 8-13% at D=128; the transposed branch, never
+            # seen wrong, goes without (it cost D=64 up to 7%).
             tl.debug_barrier()
             p_drop, dp = _dropped(p, dp, keep, dropout_p)
         else:
