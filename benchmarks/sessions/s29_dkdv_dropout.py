@@ -79,7 +79,10 @@ def experiment(config):
         m, n, w, st = config
         launch._dkdv.tuner.configs = [triton.Config({"BLOCK_M": m, "BLOCK_N": n},
                                                     num_warps=w, num_stages=st)]
-    tag = f"tile {config or 'default'}, barrier {os.environ.get('SPARSEFLASH_DKDV_DROPOUT_BARRIER', '0')}"
+    # Call 5's tree read SPARSEFLASH_DKDV_DROPOUT_BARRIER (a barrier after the keep mask,
+    # now always in the kernel's untransposed branch): its logs name it; the switch is gone.
+    barrier = os.environ.get("SPARSEFLASH_DKDV_DROPOUT_BARRIER", "0")
+    tag = f"tile {config or 'default'}, barrier {barrier}"
     run(f"[{tag}] dense N=1000 D=128 fp16 p=0.3")
     run(f"[{tag}] causal N=1024 D=128 fp16 p=0.3, Triton backward", pattern="causal", N=1024,
         env={"SPARSEFLASH_FUSED_BACKWARD": "0"})
