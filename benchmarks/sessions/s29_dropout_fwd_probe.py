@@ -26,31 +26,12 @@ import argparse
 import os
 
 import torch
-import torch.nn.functional as F
 import triton
-from triton.testing import do_bench_cudagraph
 
 import sparseflash
-
-P = 0.1
-
-
-def timed(fn):
-    """Median ms of ``fn`` replayed from a CUDA graph."""
-    return do_bench_cudagraph(fn, rep=200)
-
-
-def fwd_bwd(forward, inputs, grad):
-    def step():
-        out = forward()
-        torch.autograd.grad(out, inputs, grad)
-    return step
-
-
-def _cudnn(q, k, v, p=P):
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-        return F.scaled_dot_product_attention(q, k, v, dropout_p=p)
+# The timing helpers of session 28's probe (this file's directory is on sys.path when it
+# runs as a script): CUDA-graph medians, one fwd+bwd step, cuDNN with dropout P.
+from s28_dropout_probe import P, _cudnn, fwd_bwd, timed
 
 
 def _with_seed(forward, seed=5):

@@ -634,7 +634,7 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
     B, H, N, D = q.shape
     args = (q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
             row_runs, has_partial, has_padding, stride_kpm_b, stride_lim_b)
-    if has_dropout or hopper_pingpong.chosen(D):
+    if hopper_pingpong.chosen(D, dropout=has_dropout):
         return BoundForward(hopper_pingpong.bind_forward(*args, has_dropout=has_dropout),
                             hopper_pingpong.BLOCK_M, True)
     H_kv, Nk = k.shape[1], k.shape[2]

@@ -528,9 +528,8 @@ def chosen(head_dim: int, dropout: bool = False) -> bool:
     forwards drops scores: with ``SPARSEFLASH_PINGPONG=0`` calls with dropout run the
     Triton forward."""
     value = choice()
-    if dropout:
-        return AVAILABLE and (value == "1" or (value == "auto" and head_dim in DROPOUT_HEAD_DIMS))
-    return AVAILABLE and (value == "1" or (value == "auto" and head_dim == 128))
+    auto_dims = DROPOUT_HEAD_DIMS if dropout else (128,)
+    return AVAILABLE and (value == "1" or (value == "auto" and head_dim in auto_dims))
 
 
 if AVAILABLE:
