@@ -109,9 +109,10 @@ SEEDS = [0, 1, 12345, 2**31 - 1, 2**31 + 5, 2**32, 2**40 + 7, 2**62 - 1]
 @pytest.mark.triton_on_cpu
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("p,bh", [(0.1, 0), (0.5, 3), (0.9, 1000)])
-def test_triton_keep_mask_equals_torch(seed, p, bh):
+@pytest.mark.parametrize("tile", [16, 32])  # the per-key path and the joined words
+def test_triton_keep_mask_equals_torch(seed, p, bh, tile):
     N, Nk = 37, 50
-    triton_mask = keep_mask(seed, p, bh, N, Nk, "cpu")
+    triton_mask = keep_mask(seed, p, bh, N, Nk, "cpu", tile=tile)
     torch_mask = dropout_keep_mask(seed, p, torch.tensor(bh), torch.arange(N)[:, None],
                                    torch.arange(Nk)[None, :])
     assert triton_mask.dtype == torch.bool and triton_mask.shape == (N, Nk)

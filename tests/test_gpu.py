@@ -274,6 +274,37 @@ def test_pingpong_forward_with_dropout_programs_against_float64(case, programs, 
     test_pingpong_forward_with_dropout_against_float64(case, torch.bfloat16, monkeypatch)
 
 
+# Layout blocks of 16 and 32 with dropout, on the tiles that fit them (16 x 16, 32 x 32):
+# Triton 3.6 compiled the keep mask's join and reshape wrong on 16 x 16 tiles in all three
+# Triton kernels (session 30, NOTES v32), which now draw per key there.
+SMALL_BLOCK_DROPOUT_CASES = [
+    ("dense", 1, 2, 2, 97, 200, 160, 16, True),
+    ("causal", 1, 4, 4, 300, 300, 64, 16, False),
+    ("local(2) | global(1)", 2, 2, 2, 1024, 1024, 16, 32, True),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("case", SMALL_BLOCK_DROPOUT_CASES,
+                         ids=[case_id(c) + f"-block{c[7]}" for c in SMALL_BLOCK_DROPOUT_CASES])
+def test_small_blocks_with_dropout_against_float64(case, dtype):
+    _check_against_float64(case, dtype, dropout_p=0.3)
+
+
+@pytest.mark.parametrize("tile", [16, 32, 64])
+def test_triton_keep_mask_on_the_gpu(tile):
+    """The bare keep-mask kernel on each path of ``dropout_keep`` (per key under 32)
+    against its torch twin, bit for bit."""
+    from sparseflash.kernels.common import keep_mask
+    from sparseflash.reference import dropout_keep_mask
+    for seed, p, bh in ((0, 0.1, 0), (2**40 + 7, 0.5, 1000)):
+        got = keep_mask(seed, p, bh, 200, 136, "cuda", tile=tile)
+        want = dropout_keep_mask(seed, p, torch.tensor(bh, device="cuda"),
+                                 torch.arange(200, device="cuda")[:, None],
+                                 torch.arange(136, device="cuda")[None, :])
+        assert torch.equal(got, want)
+
+
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_triton_dkdv_with_dropout_on_partial_blocks(dtype, monkeypatch):
     """The Triton dK/dV kernel with dropout at D=128 on a ragged length (partial blocks;

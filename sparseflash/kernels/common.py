@@ -103,7 +103,14 @@ def dropout_keep(seed, bh, offs_m, start_n, BLOCK_N: tl.constexpr, keep_threshol
     (``sparseflash.reference.keep_threshold(p)`` = ceil(p * 65536), so the keep rate is
     1 - p to within 2^-16). One call per score made the paper's E.6 forward 2.2x slower
     than this (benchmarks/NOTES.md, v6). ``sparseflash.reference.dropout_keep_mask``
-    reproduces it bit for bit on any device."""
+    reproduces it bit for bit on any device.
+
+    Tiles with a side under 32 take :func:`_keep_per_key` instead: on them Triton 3.6
+    compiled the join and reshape below wrong inside the attention kernels (16 x 16 tiles,
+    every kernel, every case with dropout wrong; right under the interpreter and in the
+    bare keep-mask kernel; benchmarks/NOTES.md, v32)."""
+    if offs_m.shape[0] < 32 or BLOCK_N < 32:
+        return _keep_per_key(seed, bh, offs_m, start_n, BLOCK_N, keep_threshold)
     GROUPS: tl.constexpr = BLOCK_N // KEYS_PER_PHILOX
     shape: tl.constexpr = (offs_m.shape[0], GROUPS)
     groups = start_n // KEYS_PER_PHILOX + tl.arange(0, GROUPS)
@@ -128,6 +135,25 @@ def dropout_keep(seed, bh, offs_m, start_n, BLOCK_N: tl.constexpr, keep_threshol
 
 
 @triton.jit
+def _keep_per_key(seed, bh, offs_m, start_n, BLOCK_N: tl.constexpr, keep_threshold):
+    """:func:`dropout_keep`'s mask with no layout change: every score runs its key
+    group's whole Philox call and picks its own half word, eight times the draws'
+    arithmetic, which only the small tiles (layout blocks of 16) take."""
+    offs_n = start_n + tl.arange(0, BLOCK_N)
+    shape: tl.constexpr = (offs_m.shape[0], BLOCK_N)
+    c0 = tl.broadcast_to((offs_n // KEYS_PER_PHILOX)[None, :], shape).to(tl.uint32)
+    c1 = tl.broadcast_to(offs_m[:, None], shape).to(tl.uint32)
+    c2 = tl.zeros_like(c0) + bh.to(tl.uint32)
+    c3 = tl.zeros_like(c0)
+    r0, r1, r2, r3 = tl.philox(seed, c0, c1, c2, c3)
+    word = tl.broadcast_to(((offs_n % KEYS_PER_PHILOX) // 2)[None, :], shape)
+    draws = tl.where(word == 0, r0, tl.where(word == 1, r1, tl.where(word == 2, r2, r3)))
+    high = tl.broadcast_to((offs_n % 2)[None, :], shape) == 1
+    draws = tl.where(high, draws >> 16, draws & 0xFFFF)
+    return draws >= keep_threshold.to(tl.uint32)
+
+
+@triton.jit
 def _keep_mask_kernel(OUT, seed, keep_threshold, bh, N, Nk,
                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -138,15 +164,18 @@ def _keep_mask_kernel(OUT, seed, keep_threshold, bh, N, Nk,
              mask=(offs_m < N)[:, None] & (offs_n < Nk)[None, :])
 
 
-def keep_mask(seed: int, dropout_p: float, bh: int, N: int, Nk: int, device) -> "torch.Tensor":
-    """Test hook: the keep-mask (N, Nk) bool the kernels use for batch*head index ``bh``."""
+def keep_mask(seed: int, dropout_p: float, bh: int, N: int, Nk: int, device,
+              tile: int = 16) -> "torch.Tensor":
+    """Test hook: the keep-mask (N, Nk) bool the kernels use for batch*head index ``bh``,
+    drawn on ``tile`` x ``tile`` tiles (under 32 :func:`dropout_keep` takes its per-key
+    path)."""
     import torch
 
     from ..reference import keep_threshold
     out = torch.empty(N, Nk, dtype=torch.int8, device=device)
-    grid = (triton.cdiv(N, 16), triton.cdiv(Nk, 16))
+    grid = (triton.cdiv(N, tile), triton.cdiv(Nk, tile))
     _keep_mask_kernel[grid](out, seed, keep_threshold(dropout_p), bh, N, Nk,
-                            BLOCK_M=16, BLOCK_N=16)
+                            BLOCK_M=tile, BLOCK_N=tile)
     return out.bool()
 
 
