@@ -7,7 +7,7 @@ and only the untuned tile had been checked case by case. Each job here forces on
 (``fwd``, ``dkdv`` or ``dq``) onto one candidate (the other two kernels keep their untuned
 tile) and runs every case that tile fits, on the Triton kernels only (no Gluon kernel).
 
-    python benchmarks/sessions/s30_tile_sweep.py [--workers 12] [--no-barrier]
+    python benchmarks/sessions/s30_tile_sweep.py [--workers 8] [--no-barrier] [--float32]
     python benchmarks/sessions/s30_tile_sweep.py --job dkdv:3 [--no-barrier]
 
 ``--no-barrier`` runs a copy of the package without the dK/dV kernel's barrier after the
@@ -47,6 +47,8 @@ CASES = [
 #: (case index, dtype name, dropout p); bf16 on the D=128 cases with dropout.
 RUNS = ([(i, "float16", p) for i in range(len(CASES)) for p in (0.0, 0.3)]
         + [(i, "bfloat16", 0.3) for i in (0, 1)])
+if os.environ.get("S30_FLOAT32"):  # call 3: float32 inputs (tf32-free "ieee" products)
+    RUNS = [(i, "float32", p) for i in (0, 1, 3, 5, 7, 9, 10) for p in (0.0, 0.3)]
 if os.environ.get("S30_SMOKE"):  # a check of this script on a CPU, under the interpreter
     CASES = [("causal", 1, 2, 2, 130, 130, 64, 64, True)]
     RUNS = [(0, "float32", 0.0), (0, "float32", 0.3)]
@@ -158,6 +160,7 @@ def main():
     parser.add_argument("--workers", type=int, default=8)
     parser.add_argument("--no-barrier", action="store_true")
     parser.add_argument("--kinds", nargs="+", default=list(KINDS))
+    parser.add_argument("--float32", action="store_true", help="float32 runs (call 3)")
     args = parser.parse_args()
     if args.job:
         kind, index = args.job.split(":")
@@ -165,6 +168,8 @@ def main():
         return
     env = dict(os.environ, SPARSEFLASH_GLUON="0", SPARSEFLASH_PINGPONG="0",
                SPARSEFLASH_FUSED_BACKWARD="0", SPARSEFLASH_NO_AUTOTUNE="1")
+    if args.float32:
+        env["S30_FLOAT32"] = "1"
     if args.no_barrier:
         root = _patched_tree()
         env["PYTHONPATH"] = root
