@@ -276,7 +276,8 @@ def test_pingpong_forward_with_dropout_programs_against_float64(case, programs, 
 
 # Layout blocks of 16 and 32 with dropout, on the tiles that fit them (16 x 16, 32 x 32):
 # Triton 3.6 compiled the keep mask's join and reshape wrong on 16 x 16 tiles in all three
-# Triton kernels (session 30, NOTES v32), which now draw per key there.
+# Triton kernels in some settings, the first case here among them (session 30, NOTES v32);
+# they now draw per key.
 SMALL_BLOCK_DROPOUT_CASES = [
     ("dense", 1, 2, 2, 97, 200, 160, 16, True),
     ("causal", 1, 4, 4, 300, 300, 64, 16, False),

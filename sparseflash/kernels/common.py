@@ -105,10 +105,11 @@ def dropout_keep(seed, bh, offs_m, start_n, BLOCK_N: tl.constexpr, keep_threshol
     than this (benchmarks/NOTES.md, v6). ``sparseflash.reference.dropout_keep_mask``
     reproduces it bit for bit on any device.
 
-    Tiles with a side under 32 take :func:`_keep_per_key` instead: on them Triton 3.6
-    compiled the join and reshape below wrong inside the attention kernels (16 x 16 tiles,
-    every kernel, every case with dropout wrong; right under the interpreter and in the
-    bare keep-mask kernel; benchmarks/NOTES.md, v32)."""
+    Tiles with a side under 32 take :func:`_keep_per_key` instead: on 16 x 16 tiles
+    Triton 3.6 compiled the join and reshape below wrong inside all three attention
+    kernels in some settings (every case at layout blocks 64 with dropout, and one at 16,
+    wrong by whole units, the same on every run; the other cases, the interpreter and the
+    bare keep-mask kernel right; benchmarks/NOTES.md, v32)."""
     if offs_m.shape[0] < 32 or BLOCK_N < 32:
         return _keep_per_key(seed, bh, offs_m, start_n, BLOCK_N, keep_threshold)
     GROUPS: tl.constexpr = BLOCK_N // KEYS_PER_PHILOX
