@@ -9,6 +9,8 @@ tile) and runs every case that tile fits, on the Triton kernels only (no Gluon k
 
     python benchmarks/sessions/s30_tile_sweep.py [--workers 8] [--no-barrier] [--float32]
     python benchmarks/sessions/s30_tile_sweep.py --job dkdv:3 [--no-barrier]
+    S30_SMOKE=1 TRITON_INTERPRET=1 PYTHONPATH=. \
+        python benchmarks/sessions/s30_tile_sweep.py  # a check of the script on a CPU
 
 ``--no-barrier`` runs a copy of the package without the dK/dV kernel's barrier after the
 keep mask (to see which tiles need it). One JSON line per (job, case): the largest error
@@ -36,7 +38,7 @@ CASES = [
     ("causal", 1, 4, 4, 1000, 1000, 64, 128, False),   # column runs, masked tail
     ("local(2) | global(1) | butterfly", 1, 8, 2, 2048, 2048, 64, 128, False),  # GQA
     ("local(1) | global(1) | random(2)", 2, 4, 4, 1537, 1537, 96, 64, True),
-    ("local(1) | global(1)", 1, 8, 2, 4096, 4096, 64, 64, True),  # split global row
+    ("local(1) | global(1)", 1, 8, 2, 4096, 4096, 64, 64, True),  # split row (B=2 in call 1)
     ("causal | global(1)", 2, 4, 4, 1100, 1100, 64, 64, "holes"),
     ("strided(4) | local(1)", 1, 2, 2, 700, 1300, 256, 64, True),
     # Layout blocks of 16 and 32 (call 2): the tiles that users get there.
