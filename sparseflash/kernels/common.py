@@ -93,6 +93,19 @@ def dropout_seed(SEED, HAS_DROPOUT: tl.constexpr):
 
 
 @triton.jit
+def _philox_words(seed, bh, offs_m, key_groups):
+    """The four uint32 output words (each (queries, groups)) of the Philox-4x32-10 calls
+    :func:`dropout_keep` makes: keyed by ``seed``, counters (key group, query,
+    batch*head, 0) for queries ``offs_m`` and groups ``key_groups`` (1-D, key // 8)."""
+    shape: tl.constexpr = (offs_m.shape[0], key_groups.shape[0])
+    c0 = tl.broadcast_to(key_groups[None, :], shape).to(tl.uint32)
+    c1 = tl.broadcast_to(offs_m[:, None], shape).to(tl.uint32)
+    c2 = tl.zeros_like(c0) + bh.to(tl.uint32)
+    c3 = tl.zeros_like(c0)
+    return tl.philox(seed, c0, c1, c2, c3)
+
+
+@triton.jit
 def dropout_keep(seed, bh, offs_m, start_n, BLOCK_N: tl.constexpr, keep_threshold):
     """bool (BLOCK_M, BLOCK_N) for keys ``start_n + arange(BLOCK_N)``, ``start_n`` a
     multiple of 8: True = kept.
@@ -113,13 +126,8 @@ def dropout_keep(seed, bh, offs_m, start_n, BLOCK_N: tl.constexpr, keep_threshol
     if offs_m.shape[0] < 32 or BLOCK_N < 32:
         return _keep_per_key(seed, bh, offs_m, start_n, BLOCK_N, keep_threshold)
     GROUPS: tl.constexpr = BLOCK_N // KEYS_PER_PHILOX
-    shape: tl.constexpr = (offs_m.shape[0], GROUPS)
-    groups = start_n // KEYS_PER_PHILOX + tl.arange(0, GROUPS)
-    c0 = tl.broadcast_to(groups[None, :], shape).to(tl.uint32)
-    c1 = tl.broadcast_to(offs_m[:, None], shape).to(tl.uint32)
-    c2 = tl.zeros_like(c0) + bh.to(tl.uint32)
-    c3 = tl.zeros_like(c0)
-    r0, r1, r2, r3 = tl.philox(seed, c0, c1, c2, c3)
+    r0, r1, r2, r3 = _philox_words(seed, bh, offs_m,
+                                   start_n // KEYS_PER_PHILOX + tl.arange(0, GROUPS))
     # Integer compares, no int-to-float conversion: the low half is tested after a mask,
     # the high half in place against the threshold shifted up (u_hi >= T <=> w >= T << 16;
     # T <= 65535 keeps the shift inside 32 bits).
@@ -142,11 +150,7 @@ def _keep_per_key(seed, bh, offs_m, start_n, BLOCK_N: tl.constexpr, keep_thresho
     arithmetic, which only the small tiles (layout blocks of 16) take."""
     offs_n = start_n + tl.arange(0, BLOCK_N)
     shape: tl.constexpr = (offs_m.shape[0], BLOCK_N)
-    c0 = tl.broadcast_to((offs_n // KEYS_PER_PHILOX)[None, :], shape).to(tl.uint32)
-    c1 = tl.broadcast_to(offs_m[:, None], shape).to(tl.uint32)
-    c2 = tl.zeros_like(c0) + bh.to(tl.uint32)
-    c3 = tl.zeros_like(c0)
-    r0, r1, r2, r3 = tl.philox(seed, c0, c1, c2, c3)
+    r0, r1, r2, r3 = _philox_words(seed, bh, offs_m, offs_n // KEYS_PER_PHILOX)
     word = tl.broadcast_to(((offs_n % KEYS_PER_PHILOX) // 2)[None, :], shape)
     draws = tl.where(word == 0, r0, tl.where(word == 1, r1, tl.where(word == 2, r2, r3)))
     high = tl.broadcast_to((offs_n % 2)[None, :], shape) == 1
