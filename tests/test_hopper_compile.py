@@ -128,10 +128,11 @@ def _compile_dkdv(d, has_partial, dtype=torch.bfloat16):
 
 
 def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padded=False,
-                   dropout=False):
+                   dropout=False, draw_order=None):
     """triton.compile of the fused backward for sm_90, as ``hopper_fused.backward``
     launches it on a layout of ``layout_block`` (its tiles, its register cap), for a call
-    with key padding and with dropout as asked."""
+    with key padding and with dropout as asked (its draws placed by ``draw_order``, by
+    default ``hopper_fused.DRAW_ORDER``'s)."""
     f = hopper_fused
     block_n, block_m, maxnreg = f.tiles(d, layout_block)
     warps = f.NUM_WARPS
@@ -159,6 +160,7 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padde
     consts = dict(LAYOUT_BLOCK=layout_block, BLOCK_M=block_m, BLOCK_N=block_n, D=d,
                   STAGES=f.STAGES, DQ_BUFS=f.DQ_BUFS, HAS_PARTIAL=has_partial,
                   HAS_PADDING=padded, HAS_DROPOUT=dropout, TMA_STORE=f.TMA_STORE,
+                  DRAW_ORDER=f.DRAW_ORDER[d] if draw_order is None else draw_order,
                   num_warps=warps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

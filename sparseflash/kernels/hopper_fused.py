@@ -106,6 +106,24 @@ TILES = {128: ((128, 64, 168),), 64: ((128, 128, 168), (64, 64, 128))}
 TMA_STORE = True
 #: Rows of the delta kernel's programs.
 DELTA_ROWS = 64
+#: Where each consumer warp group draws a tile's dropout draws (``hopper_dropout``), as
+#: codes: ``LATE`` all of them while the tile before runs its dQ and dK products (the
+#: point of fewest live registers), ``SPLIT`` half there and half while the tile's own
+#: S^T and dP^T run, ``EARLY`` all while its own S^T and dP^T run.
+LATE, SPLIT, EARLY = 0, 1, 2
+
+
+def draw_order(*places: int) -> int:
+    """The ``DRAW_ORDER`` constexpr of the kernel: warp group ``wg``'s place (``LATE``,
+    ``SPLIT`` or ``EARLY``) in bits ``2 wg`` and ``2 wg + 1``."""
+    return sum(place << (2 * wg) for wg, place in enumerate(places))
+
+
+#: By head dim, each consumer warp group's draw place. Both warp groups at one place draw
+#: at the same time and share the SM's integer pipes while the tensor cores run the
+#: products they hide behind; on an H100 (NOTES v30) SPLIT at both was 2-4% faster than
+#: LATE at D=64 and 6-7% slower at D=128.
+DRAW_ORDER = {64: draw_order(SPLIT, SPLIT), 128: draw_order(LATE, LATE)}
 
 
 @triton.jit
@@ -262,7 +280,8 @@ if AVAILABLE:
                  stride_kpm_b, stride_lim_b,
                  LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
                  HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
-                 HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr):
+                 HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
+                 DRAW_ORDER: gl.constexpr):
         """Consumer warp group WG, a partition of its own: the five products of every tile
         for its 64 of the program's key rows, then their dK and dV (or a split column's
         partial sums) stored. dQ's tile needs every key row's dS: each warp group stores
@@ -275,7 +294,7 @@ if AVAILABLE:
         ``HAS_DROPOUT`` each tile's dropout draws are made once (``hopper_dropout``: the
         bits the forward dropped by, into ``draws_smem``, one (BLOCK_M, 64) uint16 buffer a
         warp group) and the forward's keep test applies to P^T, for dV, and to dP^T, for
-        dS."""
+        dS, drawn where ``DRAW_ORDER`` places this warp group's draws (:data:`DRAW_ORDER`)."""
         KEYS: gl.constexpr = 64  # KEYS_PER_WG
         BLOCK_N: gl.constexpr = k_smem.shape[0]
         D: gl.constexpr = k_smem.shape[1]
@@ -310,11 +329,11 @@ if AVAILABLE:
         k_rows = k_smem.slice(WG * KEYS, KEYS)
         v_rows = v_smem.slice(WG * KEYS, KEYS)
         k_cols = k_smem.slice(WG * COLS, COLS, dim=1)
-        # Dropout's draws of a tile (hopper_dropout): at D=64 half while its S^T and dP^T
-        # run and half during the last tile's dQ and dK, at D=128 all during the last
-        # tile's dQ and dK. On an H100 (NOTES v30) the split was 2-4% faster at D=64 and
-        # 6-7% slower at D=128 (not taken apart).
-        DRAW_PARTS: gl.constexpr = 2 if D == 64 else 1
+        # Dropout's draws of a tile (hopper_dropout), at this warp group's place in
+        # DRAW_ORDER: LATE during the last tile's dQ and dK, SPLIT half there and half
+        # while the tile's own S^T and dP^T run, EARLY all while they run.
+        PLACE: gl.constexpr = (DRAW_ORDER >> (2 * WG)) & 3
+        DRAW_PARTS: gl.constexpr = 2 if PLACE == 1 else 1
         if HAS_DROPOUT:
             seed_lo, seed_hi = hopper_dropout.seed_halves(SEED)
             tile_draws = draws_smem.index(WG)
@@ -327,7 +346,7 @@ if AVAILABLE:
         # runs at least once (else ptxas serialises every wgmma).
         if n_walk > 0:
             rot = _rotation(start_n, n_col, BLOCK_M)
-            if HAS_DROPOUT:
+            if HAS_DROPOUT and PLACE != 2:
                 _draw_tile(tile_draws, 0, seed_lo, seed_hi, key_start, FULL_IDX, PART_IDX,
                            rot, n_col, n_full, full_start, part_start, q_row0, N,
                            LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, 0, DRAW_PARTS)
@@ -341,13 +360,20 @@ if AVAILABLE:
                                    use_acc=False, is_async=True)
                 dpt = warpgroup_mma(v_rows, do_smem.index(slot).permute((1, 0)), zero_st,
                                     use_acc=False, is_async=True)
-                if HAS_DROPOUT and DRAW_PARTS == 2:
+                if HAS_DROPOUT and PLACE == 1:
                     # Half the tile's draws while S^T and dP^T run (the warp group waits
                     # for them anyway), the other half drawn during the last tile's dQ
                     # and dK products.
                     _draw_tile(tile_draws, t, seed_lo, seed_hi, key_start, FULL_IDX,
                                PART_IDX, rot, n_col, n_full, full_start, part_start, q_row0,
                                N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, 1, 2)
+                if HAS_DROPOUT and PLACE == 2:
+                    # All of them while S^T and dP^T run, into the buffer every thread of
+                    # the warp group has read the last tile's draws from (the barrier).
+                    hopper.sync_partition()
+                    _draw_tile(tile_draws, t, seed_lo, seed_hi, key_start, FULL_IDX,
+                               PART_IDX, rot, n_col, n_full, full_start, part_start, q_row0,
+                               N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, 0, 1)
                 # In flight: the last tile's dK, then S^T and dP^T. Wait for all but dP^T:
                 # this warp group's products of the last tile are done, so it releases
                 # the slot (whose barrier counts one arrival from each warp group).
@@ -403,7 +429,7 @@ if AVAILABLE:
                 dq = warpgroup_mma(ds.permute((1, 0)), k_cols, zero_dq, use_acc=False,
                                    is_async=True)
                 dk = warpgroup_mma(ds_rows, q_smem.index(slot), dk, is_async=True)
-                if HAS_DROPOUT:
+                if HAS_DROPOUT and PLACE != 2:
                     # The next tile's draws while these products run, where the fewest
                     # registers are live (the score tiles are done), into the buffer every
                     # thread of the warp group has read this tile's from (the barrier).
@@ -461,7 +487,7 @@ if AVAILABLE:
             LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, DQ_BUFS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr,
-            TMA_STORE: gl.constexpr, num_warps: gl.constexpr):
+            TMA_STORE: gl.constexpr, DRAW_ORDER: gl.constexpr, num_warps: gl.constexpr):
         """Program (column schedule entry, key tile) x (batch, kv head repeat), as
         ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares but for LSE and
         DELTA, which come as descriptors over their (B*H*N // BLOCK_M, BLOCK_M) rows
@@ -542,7 +568,7 @@ if AVAILABLE:
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
-                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE)),
+                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [1, 1], [24, 24])
@@ -554,14 +580,14 @@ if AVAILABLE:
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
-                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE)),
+                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER)),
                 (_consume, (1, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
-                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE)),
+                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [4, 1, 1], [240, 24, 24])
@@ -633,7 +659,8 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
          stride_lim_b),
         LAYOUT_BLOCK=layout_block, BLOCK_M=block_m, BLOCK_N=block_n, D=D, STAGES=STAGES,
         DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
-        HAS_DROPOUT=has_dropout, TMA_STORE=TMA_STORE, num_warps=NUM_WARPS, maxnreg=maxnreg)
+        HAS_DROPOUT=has_dropout, TMA_STORE=TMA_STORE, DRAW_ORDER=DRAW_ORDER[D],
+        num_warps=NUM_WARPS, maxnreg=maxnreg)
     return delta, fused, (block_n, block_m)
 
 
