@@ -212,7 +212,8 @@ def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
     dK/dV: partial blocks; fused: a layout block of 64, partial blocks; keep: the
     forward's orientation; ``padded``: for calls with key padding (True), and for the
     fused backward and the ping-pong forward also with dropout (``"dropout"``) or both
-    (``"both"``))."""
+    (``"both"``), and for the fused backward with dropout drawn early by its first warp
+    group (``"dropout-early"``))."""
     if kind == "forward":
         compiled = _compile(d, flag_a, flag_b, dtype, padded)
     elif kind == "pingpong":
@@ -223,8 +224,13 @@ def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
     elif kind == "keep":
         compiled = _compile_keep_mask(d, not flag_a)
     else:
+        # "dropout-early": warp group 0 draws during its own S^T and dP^T, 1 as by default
+        # at D=128 (a placement the session-31 probe times; no default uses it).
+        order = (hopper_fused.draw_order(hopper_fused.EARLY, hopper_fused.LATE)
+                 if padded == "dropout-early" else None)
         compiled = _compile_fused(d, flag_b, dtype, 64 if flag_a else 128,
-                                  padded in (True, "both"), padded in ("dropout", "both"))
+                                  padded in (True, "both"),
+                                  padded in ("dropout", "both", "dropout-early"), order)
     ptx = compiled.asm["ptx"]
     serialized, spills = _ptxas_report(ptx)
     return {"variant": [kind, d, flag_a, flag_b, str(dtype), padded],
@@ -254,7 +260,8 @@ JOBS += [("fused", 128, False, False, BF16, False), ("fused", 128, False, True, 
 # ... and with dropout: both tile shapes, partial blocks, with key padding.
 JOBS += [("fused", 128, False, False, BF16, "dropout"),
          ("fused", 64, False, True, FP16, "dropout"),
-         ("fused", 64, True, True, BF16, "dropout"), ("fused", 128, False, True, BF16, "both")]
+         ("fused", 64, True, True, BF16, "dropout"), ("fused", 128, False, True, BF16, "both"),
+         ("fused", 128, False, True, BF16, "dropout-early")]
 # The ping-pong forward: run walks (dense), table walks with partial blocks (causal), fp16;
 # key padding on both walks.
 JOBS += [("pingpong", 128, True, False, BF16, False),

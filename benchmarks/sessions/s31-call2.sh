@@ -5,7 +5,9 @@
 source benchmarks/sessions/common.sh
 BUDGET=570
 PATTERNS=(dense causal "local(3)" butterfly "local(1) | global(1) | random(2)")
-EXTRA=("strided(sqrt(n))" "chunk(8)" "local(1)" bigbird sparse_transformer_strided)
+# (The call ran with this list named EXTRA, which `pack` also reads as archive paths: tar
+# complained about them and packed the results and logs.)
+MORE=("strided(sqrt(n))" "chunk(8)" "local(1)" bigbird sparse_transformer_strided)
 run() {  # NAME METHODS... -- ARGS...: one benchmarks.attention process
   local name=$1; shift
   local methods=(); while [ "$1" != "--" ]; do methods+=("$1"); shift; done; shift
@@ -15,9 +17,9 @@ run() {  # NAME METHODS... -- ARGS...: one benchmarks.attention process
 }
 for d in 64 128; do
     run sf-d$d-graph sparseflash -- --head-dims $d --timer cudagraph \
-        --patterns "${PATTERNS[@]}" "${EXTRA[@]}"
+        --patterns "${PATTERNS[@]}" "${MORE[@]}"
     run peers-d$d-graph flex sdpa-cudnn -- --head-dims $d --timer cudagraph \
-        --patterns "${PATTERNS[@]}" "${EXTRA[@]}"
+        --patterns "${PATTERNS[@]}" "${MORE[@]}"
 done
 for d in 64 128; do
     run sf-d$d-events sparseflash -- --head-dims $d --patterns "${PATTERNS[@]}"
