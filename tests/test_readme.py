@@ -30,3 +30,17 @@ def test_readme_has_a_language_reference():
     from sparseflash.layout.primitives import REGISTRY
     for name in REGISTRY:
         assert f"`{name}" in text, f"primitive {name} is not documented in the README"
+
+
+def test_relative_links_in_the_docs_resolve():
+    """Every relative link and picture in README.md and docs/*.md names a file that
+    exists (the speed record moved to docs/speed.md in session 31, its paths with it)."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    missing = []
+    for page in pages:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text()):
+            if "://" in target:
+                continue
+            if not (page.parent / target).exists():
+                missing.append(f"{page.relative_to(ROOT)}: {target}")
+    assert not missing, missing
