@@ -23,14 +23,14 @@ time), the variants alternating within each round, with the call without dropout
 import argparse
 
 import torch
-import torch.nn.functional as F
 import triton
 from triton.testing import do_bench_cudagraph
 
 import sparseflash
 from sparseflash.kernels import hopper_fused, launch
 
-P = 0.1
+# Session 28's helpers (this folder is the script's, so first on sys.path).
+from s28_dropout_probe import P, _cudnn, fwd_bwd, grads_with_seed
 L, S, E = hopper_fused.LATE, hopper_fused.SPLIT, hopper_fused.EARLY
 NAMES = {L: "late", S: "split", E: "early"}
 #: By head dim, the variants (warp group 0's place, warp group 1's), the default first.
@@ -54,23 +54,6 @@ def timed(step):
     step()
     torch.cuda.synchronize()
     return do_bench_cudagraph(step, rep=200)
-
-
-def fwd_bwd(forward, inputs, grad):
-    def step():
-        torch.autograd.grad(forward(), inputs, grad)
-    return step
-
-
-def grads_with_seed(forward, inputs, grad, seed=5):
-    torch.manual_seed(seed)
-    return torch.autograd.grad(forward(), inputs, grad)
-
-
-def _cudnn(q, k, v, p=P):
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-        return F.scaled_dot_product_attention(q, k, v, dropout_p=p)
 
 
 def run(B, H, N, d, dtype, patterns, rounds):
