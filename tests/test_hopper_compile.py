@@ -161,7 +161,7 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padde
                   STAGES=f.STAGES, DQ_BUFS=f.DQ_BUFS, HAS_PARTIAL=has_partial,
                   HAS_PADDING=padded, HAS_DROPOUT=dropout, TMA_STORE=f.TMA_STORE,
                   DRAW_ORDER=f.DRAW_ORDER[d] if draw_order is None else draw_order,
-                  RELEASE_FENCE=f.RELEASE_FENCE, num_warps=warps)
+                  num_warps=warps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return triton.compile(GluonASTSource(kernel, sig, consts),

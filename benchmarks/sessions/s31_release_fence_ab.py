@@ -14,6 +14,10 @@ engine commonly rely on. Prediction: without it, 0.5-2% off the backward.
 For each head dim and layout, both variants' gradients on the same inputs, twice each:
 dK and dV bit for bit equal (a race would move them), dQ to its summation order. Then
 fwd+bwd timed from CUDA graphs, the variants alternating.
+
+It ran (call 4) on commit a216cda, whose ``hopper_fused.RELEASE_FENCE`` switched the fence;
+the switch was removed after it measured no gain (NOTES v33), so this script needs that
+commit's kernel.
 """
 
 import argparse

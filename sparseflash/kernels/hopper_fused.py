@@ -119,14 +119,13 @@ def draw_order(*places: int) -> int:
     return sum(place << (2 * wg) for wg, place in enumerate(places))
 
 
-#: By head dim, each consumer warp group's draw place. Both warp groups at one place draw
-#: at the same time and share the SM's integer pipes while the tensor cores run the
-#: products they hide behind; on an H100 (NOTES v30) SPLIT at both was 2-4% faster than
-#: LATE at D=64 and 6-7% slower at D=128.
+#: By head dim, each consumer warp group's draw place (warp group 0's, then 1's). On an
+#: H100 (NOTES v30) SPLIT at both was 2-4% faster than LATE at D=64 and 6-7% slower at
+#: D=128. On an H200 (NOTES v33, ``benchmarks/sessions/s31_draw_order_ab.py``) every other
+#: placement was 2.5-7% slower at D=64; at D=128 (EARLY, LATE) was within 1% of (LATE,
+#: LATE) and the rest up to 5.5% slower: the warp groups meet at the dS exchange each
+#: tile, so drawing at different places shortens neither one's path.
 DRAW_ORDER = {64: draw_order(SPLIT, SPLIT), 128: draw_order(LATE, LATE)}
-#: A proxy fence before a consumer warp group releases a Q/dO slot, after its plain loads of
-#: the slot's LSE and delta (whose values it has used by then).
-RELEASE_FENCE = True
 
 
 @triton.jit
@@ -284,7 +283,7 @@ if AVAILABLE:
                  LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
                  HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
                  HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
-                 DRAW_ORDER: gl.constexpr, RELEASE_FENCE: gl.constexpr):
+                 DRAW_ORDER: gl.constexpr):
         """Consumer warp group WG, a partition of its own: the five products of every tile
         for its 64 of the program's key rows, then their dK and dV (or a split column's
         partial sums) stored. dQ's tile needs every key row's dS: each warp group stores
@@ -382,9 +381,9 @@ if AVAILABLE:
                 # the slot (whose barrier counts one arrival from each warp group).
                 st, dk = warpgroup_mma_wait(num_outstanding=1, deps=(st, dk))
                 # The last tile's LSE and delta were read by plain loads: ordered before
-                # the copies that will overwrite them (RELEASE_FENCE: also by a proxy fence).
-                if RELEASE_FENCE:
-                    fence_async_shared()
+                # the copies that will overwrite them. (Without this proxy fence the
+                # backward measured no faster: NOTES v33.)
+                fence_async_shared()
                 mbarrier.arrive(empty.index((t + STAGES - 1) % STAGES), count=1, pred=t > 0)
                 # LSE and delta as (1, BLOCK_M) rows of the score tile's layout, broadcast
                 # down its keys, each read where it is needed: read before the products,
@@ -491,8 +490,7 @@ if AVAILABLE:
             LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, DQ_BUFS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr,
-            TMA_STORE: gl.constexpr, DRAW_ORDER: gl.constexpr, RELEASE_FENCE: gl.constexpr,
-            num_warps: gl.constexpr):
+            TMA_STORE: gl.constexpr, DRAW_ORDER: gl.constexpr, num_warps: gl.constexpr):
         """Program (column schedule entry, key tile) x (batch, kv head repeat), as
         ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares but for LSE and
         DELTA, which come as descriptors over their (B*H*N // BLOCK_M, BLOCK_M) rows
@@ -573,8 +571,7 @@ if AVAILABLE:
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
-                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            RELEASE_FENCE)),
+                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [1, 1], [24, 24])
@@ -586,16 +583,14 @@ if AVAILABLE:
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
-                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            RELEASE_FENCE)),
+                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER)),
                 (_consume, (1, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
-                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            RELEASE_FENCE)),
+                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [4, 1, 1], [240, 24, 24])
@@ -668,7 +663,7 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
         LAYOUT_BLOCK=layout_block, BLOCK_M=block_m, BLOCK_N=block_n, D=D, STAGES=STAGES,
         DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         HAS_DROPOUT=has_dropout, TMA_STORE=TMA_STORE, DRAW_ORDER=DRAW_ORDER[D],
-        RELEASE_FENCE=RELEASE_FENCE, num_warps=NUM_WARPS, maxnreg=maxnreg)
+        num_warps=NUM_WARPS, maxnreg=maxnreg)
     return delta, fused, (block_n, block_m)
 
 
