@@ -18,6 +18,8 @@ same order), dQ to its summation order (the TMA reductions land in any order); t
 fwd+bwd with dropout 0.1 is timed from CUDA graphs (``do_bench_cudagraph``, no host
 time), the variants alternating within each round, with the call without dropout and
 (dense) cuDNN with dropout beside them.
+
+Result (call 1, an H200; NOTES v33): refuted, the defaults stay.
 """
 
 import argparse
@@ -31,6 +33,7 @@ from sparseflash.kernels import hopper_fused, launch
 
 # Session 28's helpers (this folder is the script's, so first on sys.path).
 from s28_dropout_probe import P, _cudnn, fwd_bwd, grads_with_seed
+
 L, S, E = hopper_fused.LATE, hopper_fused.SPLIT, hopper_fused.EARLY
 NAMES = {L: "late", S: "split", E: "early"}
 #: By head dim, the variants (warp group 0's place, warp group 1's), the default first.

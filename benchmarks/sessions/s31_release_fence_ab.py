@@ -16,8 +16,8 @@ dK and dV bit for bit equal (a race would move them), dQ to its summation order.
 fwd+bwd timed from CUDA graphs, the variants alternating.
 
 It ran (call 4) on commit a216cda, whose ``hopper_fused.RELEASE_FENCE`` switched the fence;
-the switch was removed after it measured no gain (NOTES v33), so this script needs that
-commit's kernel.
+the switch was removed after it measured no gain (-0.8% to +0.4%; NOTES v33), so this
+script needs that commit's kernel.
 """
 
 import argparse
