@@ -58,8 +58,15 @@ old_tree() {
 }
 old() { (cd $OLD && PYTHONPATH=$OLD step "$@"); }
 
+# pack: results, logs and the paths under $WORK named in EXTRA (e.g. `EXTRA=ckpt pack`)
+# into $OUT/session.tar.gz. Names in EXTRA that are not there are skipped: sessions 26 and
+# 31 used EXTRA for a list of patterns, which tar then failed to find.
 pack() {
     nvidia-smi >"$LOGS/nvidia-smi.txt" 2>&1
-    tar -czf "$OUT/session.tar.gz" -C "$WORK" results logs ${EXTRA:-}
+    local extra=() path
+    for path in ${EXTRA:-}; do
+        if [ -e "$WORK/$path" ]; then extra+=("$path"); fi
+    done
+    tar -czf "$OUT/session.tar.gz" -C "$WORK" results logs "${extra[@]}"
     ls -la "$OUT"
 }
