@@ -1,7 +1,8 @@
 """CPU tests of the benchmark tooling's pure-Python parts: result merging (newest wins) and
 plot data selection in benchmarks/plots.py, the E.6 table and record and the reference check
 helpers in benchmarks/paper_e6.py, benchmarks/cpu_backend.py's arguments and a tiny run,
-and benchmarks/cold_start.py's record of the autotuner's timings."""
+benchmarks/cold_start.py's record of the autotuner's timings, and benchmarks/targets.py's
+tables and target checks."""
 
 from __future__ import annotations
 
@@ -498,3 +499,65 @@ def test_attention_timer_picks_the_bench_function(monkeypatch, timer, used):
     q = torch.randn(1, 1, 4, 16, requires_grad=True)
     assert attention._time(lambda: q * 2, "fwd+bwd", (q,), timer) == (1.25, 0.5)
     assert calls == [used]
+
+
+# ----------------------------------------------------------------------------- targets
+def _target_rows(d=64, timer="cudagraph"):
+    """sparseflash, Flex and cuDNN on dense and one 10% pattern, fwd and fwd+bwd."""
+    rows = []
+    for mode, scale in (("fwd", 1.0), ("fwd+bwd", 0.9)):
+        for method, pattern, tflops, ms in (
+                ("sparseflash", "dense", 400, 4.0), ("flex", "dense", 200, 8.0),
+                ("sdpa-cudnn", "dense", 420, 3.8),
+                ("sparseflash", "local(3)", 340, 0.5), ("flex", "local(3)", 200, 0.9)):
+            rows.append(_row(method=method, pattern=pattern, D=d, mode=mode, timer=timer,
+                             tflops=tflops * scale, ms=ms * (1 + (mode != "fwd")),
+                             kernel_ms=0.4 if pattern == "local(3)" else ms))
+    return rows
+
+
+def test_targets_table_gives_shares_ratios_and_stars_host_bound_rows():
+    from benchmarks import targets
+    table = targets.Table(_target_rows())
+    assert table.patterns == ["dense", "local(3)"]
+    assert table.share("local(3)", 64, "fwd") == pytest.approx(0.85)
+    assert table.ratio("local(3)", 64, "fwd") == pytest.approx(1.7)
+    # local(3) fwd: 0.5 ms of wall against 0.4 of kernels, a short call set by the host;
+    # its fwd+bwd (1.0 ms) is not short, dense's wall time is its kernels'.
+    assert table.host_bound("local(3)", 64, "fwd")
+    assert not table.host_bound("local(3)", 64, "fwd+bwd")
+    assert not table.host_bound("dense", 64, "fwd")
+    text = targets.readme_table(table)
+    assert "| `dense` (100.0%) | 400 (2.00x) | 360 (2.00x) |" in text
+    assert "| `local(3)` (10.0%) | 340* (85%, 1.70x) | 306 (85%, 1.70x) |" in text
+
+
+def test_targets_misses_name_each_row_under_its_target():
+    from benchmarks import targets
+    assert (targets.flex_target("dense", 64), targets.flex_target("dense", 128),
+            targets.flex_target(targets.RANDOM_GLOBAL, 64)) == (1.8, 1.4, 2.0)
+    missed = targets.misses(targets.Table(_target_rows(d=64)))
+    # D=64: dense at 400/420 of cuDNN (under 100%), local(3) at 85% of dense, ratios
+    # 2.0x (met) and 1.7x (under 1.8x).
+    assert [m[:3] for m in missed["dense against cuDNN"]] == [("dense", 64, "fwd"),
+                                                             ("dense", 64, "fwd+bwd")]
+    assert {m[0] for m in missed["sparse efficiency"]} == {"local(3)"}
+    assert {(m[0], m[2]) for m in missed["ratio to Flex"]} == {("local(3)", "fwd"),
+                                                               ("local(3)", "fwd+bwd")}
+    # D=128 asks 85% of cuDNN and 1.4x Flex: only the sparse efficiency is missed.
+    missed = targets.misses(targets.Table(_target_rows(d=128)))
+    assert not missed["dense against cuDNN"] and not missed["ratio to Flex"]
+    assert len(missed["sparse efficiency"]) == 2
+
+
+def test_targets_main_reads_the_newest_rows_of_the_noted_records(tmp_path, capsys):
+    from benchmarks import targets
+    old = [dict(r, tflops=1.0) for r in _target_rows()]
+    path = _write(tmp_path, "r.json", [dict(gpu="G", note="run A", rows=old),
+                                       dict(gpu="G", note="run B", rows=_target_rows())])
+    targets.main([str(path), "--note", "run B"])
+    out = capsys.readouterr().out
+    assert "## G, timer cudagraph" in out and "340* (85%, 1.70x)" in out
+    assert "dense backward by difference, D=64: sparseflash 4.00 ms, cuDNN 3.80 ms" in out
+    with pytest.raises(SystemExit, match="whose note contains 'run C'"):
+        targets.main([str(path), "--note", "run C"])

@@ -1,0 +1,218 @@
+"""The speed targets, checked against recorded results of ``benchmarks.attention``.
+
+    python -m benchmarks.targets benchmarks/results/NVIDIA-H200-attention-cudagraph.json \\
+        --note "s31 call 2"
+
+Reads the run records of one GPU (those whose ``note`` contains ``--note``; the newest
+measurement of each point wins, as ``benchmarks.plots`` reads them) and prints, for each
+timer they hold (``events``: ``do_bench``; ``cudagraph``: replayed CUDA graphs):
+
+* the README's table: per pattern (densest first), sparseflash's TFLOP/s at each head dim
+  and mode, with its share of the dense figure and its ratio to FlexAttention's; a row
+  whose wall time is over 1.1x its kernels' summed time (``kernel_ms``) and under 1 ms is
+  starred, as set by the host rather than the kernels;
+* cuDNN's dense and causal figures and their ratios to Flex, and the backward by
+  difference (fwd+bwd less fwd) against cuDNN's;
+* each target the rows can be checked against, and the rows that miss it: dense at
+  cuDNN's speed at D=64 and 85% of it at D=128 (:data:`DENSE_SHARE_OF_CUDNN`), 90% of the
+  dense TFLOP/s for every other pattern (:data:`SPARSE_EFFICIENCY`), and 1.8x Flex at D=64,
+  1.4x at D=128, 2x for random+global (:func:`flex_target`).
+
+Every ratio and share the README quotes from a table comes from here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from benchmarks import plots
+
+#: sparseflash's dense TFLOP/s as a share of cuDNN's that the targets ask, by head dim.
+DENSE_SHARE_OF_CUDNN = {64: 1.0, 128: 0.85}
+#: A pattern's TFLOP/s as a share of sparseflash's dense figure that the targets ask.
+SPARSE_EFFICIENCY = 0.9
+#: The pattern whose Flex ratio target is 2x.
+RANDOM_GLOBAL = "local(1) | global(1) | random(2)"
+#: Wall time over kernel time beyond which a short row counts as set by the host.
+HOST_BOUND_RATIO, HOST_BOUND_MS = 1.1, 1.0
+
+
+def flex_target(pattern: str, head_dim: int) -> float:
+    """The ratio to FlexAttention the targets ask of ``pattern`` at ``head_dim``."""
+    if pattern == RANDOM_GLOBAL:
+        return 2.0
+    return 1.8 if head_dim <= 64 else 1.4
+
+
+def select(records: Sequence[Dict], note: Optional[str] = None) -> List[Dict]:
+    """The newest rows of the records whose note contains ``note`` (all without one)."""
+    if note is not None:
+        records = [r for r in records if note in (r.get("note") or "")]
+    return plots.newest_rows(records)
+
+
+class Table:
+    """Rows of one GPU and timer, looked up by (method, pattern, D, mode)."""
+
+    def __init__(self, rows: Iterable[Dict]):
+        self.rows = {(r["method"], r["pattern"], r["D"], r["mode"]): r for r in rows
+                     if r.get("tflops")}
+        self.head_dims = sorted({key[2] for key in self.rows})
+        modes = {key[3] for key in self.rows}
+        self.modes = [m for m in ("fwd", "bwd", "fwd+bwd") if m in modes]
+        sf = [r for (method, *_), r in self.rows.items() if method == "sparseflash"]
+        density = {r["pattern"]: r["density"] for r in sf}
+        self.patterns = sorted(density, key=lambda p: (-density[p], p))
+        self.density = density
+
+    def get(self, method: str, pattern: str, d: int, mode: str) -> Optional[Dict]:
+        return self.rows.get((method, pattern, d, mode))
+
+    def share(self, pattern: str, d: int, mode: str) -> Optional[float]:
+        """sparseflash's TFLOP/s on ``pattern`` as a share of its dense figure."""
+        row, dense = self.get("sparseflash", pattern, d, mode), self.get(
+            "sparseflash", "dense", d, mode)
+        return row["tflops"] / dense["tflops"] if row and dense else None
+
+    def ratio(self, pattern: str, d: int, mode: str, peer: str = "flex",
+              method: str = "sparseflash") -> Optional[float]:
+        """``method``'s TFLOP/s over ``peer``'s."""
+        row, other = self.get(method, pattern, d, mode), self.get(peer, pattern, d, mode)
+        return row["tflops"] / other["tflops"] if row and other else None
+
+    def host_bound(self, pattern: str, d: int, mode: str) -> bool:
+        row = self.get("sparseflash", pattern, d, mode)
+        kernel = row.get("kernel_ms") if row else None
+        return bool(kernel) and row["ms"] < HOST_BOUND_MS and \
+            row["ms"] > HOST_BOUND_RATIO * kernel
+
+
+def _pattern_cell(pattern: str, density: float) -> str:
+    return f"`{pattern.replace('|', chr(92) + '|')}` ({density:.1%})"
+
+
+def readme_table(table: Table) -> str:
+    """Markdown: a row per pattern, a column per (D, mode): TFLOP/s (share of dense,
+    ratio to Flex), a star where the host set the time."""
+    columns = [(d, m) for d in table.head_dims for m in table.modes]
+    lines = ["| pattern (density) | " + " | ".join(f"D={d} {m}" for d, m in columns) + " |",
+             "|---|" + "---|" * len(columns)]
+    for pattern in table.patterns:
+        cells = []
+        for d, mode in columns:
+            row = table.get("sparseflash", pattern, d, mode)
+            if row is None:
+                cells.append("")
+                continue
+            star = "*" if table.host_bound(pattern, d, mode) else ""
+            notes = []
+            share = table.share(pattern, d, mode)
+            if pattern != "dense" and share is not None:
+                notes.append(f"{share:.0%}")
+            ratio = table.ratio(pattern, d, mode)
+            if ratio is not None:
+                notes.append(f"{ratio:.2f}x")
+            cells.append(f"{row['tflops']:.0f}{star}" + (f" ({', '.join(notes)})" if notes
+                                                         else ""))
+        lines.append(f"| {_pattern_cell(pattern, table.density[pattern])} | "
+                     + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def cudnn_lines(table: Table) -> List[str]:
+    """cuDNN's dense and causal figures, their ratios to Flex, and the backward by
+    difference against sparseflash's."""
+    out = []
+    for d in table.head_dims:
+        for pattern in ("dense", "causal"):
+            cells = []
+            for mode in table.modes:
+                row = table.get("sdpa-cudnn", pattern, d, mode)
+                if row is None:
+                    continue
+                ratio = table.ratio(pattern, d, mode, method="sdpa-cudnn")
+                own = table.ratio(pattern, d, mode, peer="sdpa-cudnn")
+                cells.append(f"{mode} {row['tflops']:.0f} TFLOP/s"
+                             + (f" ({ratio:.2f}x Flex)" if ratio else "")
+                             + (f", sparseflash at {own:.1%} of it" if own else ""))
+            if cells:
+                out.append(f"cuDNN D={d} {pattern}: " + "; ".join(cells))
+        bwd = {}
+        for method in ("sparseflash", "sdpa-cudnn"):
+            fwd, both = (table.get(method, "dense", d, m) for m in ("fwd", "fwd+bwd"))
+            if fwd and both:
+                bwd[method] = both["ms"] - fwd["ms"]
+        if len(bwd) == 2:
+            out.append(f"dense backward by difference, D={d}: sparseflash "
+                       f"{bwd['sparseflash']:.2f} ms, cuDNN {bwd['sdpa-cudnn']:.2f} ms "
+                       f"({bwd['sparseflash'] / bwd['sdpa-cudnn'] - 1:+.1%})")
+    return out
+
+
+def misses(table: Table) -> Dict[str, List[Tuple[str, int, str, float]]]:
+    """{target: [(pattern, D, mode, value), ...]} of the rows that miss each target."""
+    found: Dict[str, List[Tuple[str, int, str, float]]] = {
+        "dense against cuDNN": [], "sparse efficiency": [], "ratio to Flex": []}
+    for d in table.head_dims:
+        for mode in table.modes:
+            own = table.ratio("dense", d, mode, peer="sdpa-cudnn")
+            if own is not None and own < DENSE_SHARE_OF_CUDNN.get(d, 0.85):
+                found["dense against cuDNN"].append(("dense", d, mode, own))
+            for pattern in table.patterns:
+                share = table.share(pattern, d, mode)
+                if pattern != "dense" and share is not None and share < SPARSE_EFFICIENCY:
+                    found["sparse efficiency"].append((pattern, d, mode, share))
+                ratio = table.ratio(pattern, d, mode)
+                if ratio is not None and ratio < flex_target(pattern, d):
+                    found["ratio to Flex"].append((pattern, d, mode, ratio))
+    return found
+
+
+def report(rows: Sequence[Dict]) -> str:
+    """Everything above for each GPU and timer among ``rows``."""
+    parts = []
+    groups: Dict[tuple, List[Dict]] = {}
+    for row in rows:
+        groups.setdefault((row.get("gpu"), row.get("timer", "events"), row["N"],
+                           row["dtype"]), []).append(row)
+    for (gpu, timer, n, dtype), group in sorted(groups.items(), key=lambda kv: str(kv[0])):
+        table = Table(group)
+        if not table.patterns:
+            continue
+        parts += [f"## {gpu}, timer {timer}, N = {n}, {dtype}", "",
+                  "TFLOP/s (share of sparseflash's dense figure, ratio to Flex); "
+                  "* set by the host", "", readme_table(table), ""]
+        parts += [f"- {line}" for line in cudnn_lines(table)]
+        for target, rows_missing in misses(table).items():
+            if rows_missing:
+                # Ratios to Flex as such, shares as percentages.
+                listed = ", ".join(
+                    f"`{p}` D={d} {m} " + (f"{v:.2f}x" if target == "ratio to Flex"
+                                           else f"{v:.1%}")
+                    + ("*" if table.host_bound(p, d, m) else "")
+                    for p, d, m, v in rows_missing)
+                parts.append(f"- missed, {target}: {listed}")
+            else:
+                parts.append(f"- met, {target}: every row")
+        parts.append("")
+    return "\n".join(parts)
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("results", nargs="+", help="JSON files of benchmarks.attention")
+    p.add_argument("--note", default=None,
+                   help="only the records whose note contains this text")
+    args = p.parse_args(argv)
+    rows = select(plots.load_records(args.results), args.note)
+    if not rows:
+        sys.exit(f"no rows in {', '.join(args.results)}"
+                 + (f" whose note contains {args.note!r}" if args.note else ""))
+    print(report(rows))
+
+
+if __name__ == "__main__":
+    main()
