@@ -153,6 +153,8 @@ def delta_kernel(O, DO, DELTA, DQ_ACC, stride_ob, stride_oh, stride_on, stride_d
 
 if AVAILABLE:
     gl = hopper.gl
+    # The draw places as the kernels read them.
+    _SPLIT, _EARLY = gl.constexpr(SPLIT), gl.constexpr(EARLY)
     gluon = hopper.gluon
     mbarrier, tma_load, tma_store = hopper.mbarrier, hopper.tma_load, hopper.tma_store
     warpgroup_mma, warpgroup_mma_wait = hopper.warpgroup_mma, hopper.warpgroup_mma_wait
@@ -335,7 +337,7 @@ if AVAILABLE:
         # DRAW_ORDER: LATE during the last tile's dQ and dK, SPLIT half there and half
         # while the tile's own S^T and dP^T run, EARLY all while they run.
         PLACE: gl.constexpr = (DRAW_ORDER >> (2 * WG)) & 3
-        DRAW_PARTS: gl.constexpr = 2 if PLACE == 1 else 1
+        DRAW_PARTS: gl.constexpr = 2 if PLACE == _SPLIT else 1
         if HAS_DROPOUT:
             seed_lo, seed_hi = hopper_dropout.seed_halves(SEED)
             tile_draws = draws_smem.index(WG)
@@ -348,7 +350,7 @@ if AVAILABLE:
         # runs at least once (else ptxas serialises every wgmma).
         if n_walk > 0:
             rot = _rotation(start_n, n_col, BLOCK_M)
-            if HAS_DROPOUT and PLACE != 2:
+            if HAS_DROPOUT and PLACE != _EARLY:
                 _draw_tile(tile_draws, 0, seed_lo, seed_hi, key_start, FULL_IDX, PART_IDX,
                            rot, n_col, n_full, full_start, part_start, q_row0, N,
                            LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, 0, DRAW_PARTS)
@@ -362,14 +364,14 @@ if AVAILABLE:
                                    use_acc=False, is_async=True)
                 dpt = warpgroup_mma(v_rows, do_smem.index(slot).permute((1, 0)), zero_st,
                                     use_acc=False, is_async=True)
-                if HAS_DROPOUT and PLACE == 1:
+                if HAS_DROPOUT and PLACE == _SPLIT:
                     # Half the tile's draws while S^T and dP^T run (the warp group waits
                     # for them anyway), the other half drawn during the last tile's dQ
                     # and dK products.
                     _draw_tile(tile_draws, t, seed_lo, seed_hi, key_start, FULL_IDX,
                                PART_IDX, rot, n_col, n_full, full_start, part_start, q_row0,
                                N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, 1, 2)
-                if HAS_DROPOUT and PLACE == 2:
+                if HAS_DROPOUT and PLACE == _EARLY:
                     # All of them while S^T and dP^T run, into the buffer every thread of
                     # the warp group has read the last tile's draws from (the barrier).
                     hopper.sync_partition()
@@ -432,7 +434,7 @@ if AVAILABLE:
                 dq = warpgroup_mma(ds.permute((1, 0)), k_cols, zero_dq, use_acc=False,
                                    is_async=True)
                 dk = warpgroup_mma(ds_rows, q_smem.index(slot), dk, is_async=True)
-                if HAS_DROPOUT and PLACE != 2:
+                if HAS_DROPOUT and PLACE != _EARLY:
                     # The next tile's draws while these products run, where the fewest
                     # registers are live (the score tiles are done), into the buffer every
                     # thread of the warp group has read this tile's from (the barrier).
