@@ -58,6 +58,21 @@ old_tree() {
 }
 old() { (cd $OLD && PYTHONPATH=$OLD step "$@"); }
 
+# The README's speed tables: its five headline patterns, and the sparse-efficiency ones.
+PATTERNS=(dense causal "local(3)" butterfly "local(1) | global(1) | random(2)")
+MORE_PATTERNS=("strided(sqrt(n))" "chunk(8)" "local(1)" bigbird sparse_transformer_strided)
+
+# attention_step NAME METHODS... -- ARGS...: one benchmarks.attention process at the
+# README's shape (16K tokens, fwd and fwd+bwd, bf16), its rows in $RES/NAME.json, its
+# note "$NOTE: NAME in its own process" (a script sets NOTE to name its call).
+attention_step() {
+    local name=$1; shift
+    local methods=(); while [ "$1" != "--" ]; do methods+=("$1"); shift; done; shift
+    step $name python -m benchmarks.attention --seq-lens 16384 --modes fwd fwd+bwd \
+        --dtypes bfloat16 --methods "${methods[@]}" --out $RES/$name.json "$@" \
+        --note "$NOTE: $name in its own process"
+}
+
 # pack: results, logs and the paths under $WORK named in EXTRA (e.g. `EXTRA=ckpt pack`)
 # into $OUT/session.tar.gz. Names in EXTRA that are not there are skipped: sessions 26 and
 # 31 used EXTRA for a list of patterns, which tar then failed to find.
