@@ -46,10 +46,12 @@ def flex_target(pattern: str, head_dim: int) -> float:
     return 1.8 if head_dim <= 64 else 1.4
 
 
-def select(records: Sequence[Dict], note: Optional[str] = None) -> List[Dict]:
-    """The newest rows of the records whose note contains ``note`` (all without one)."""
+def select(records: Sequence[Dict], note=None) -> List[Dict]:
+    """The newest rows of the records whose note contains ``note`` (a string, or any of a
+    sequence of them; all records without one)."""
     if note is not None:
-        records = [r for r in records if note in (r.get("note") or "")]
+        notes = [note] if isinstance(note, str) else list(note)
+        records = [r for r in records if any(n in (r.get("note") or "") for n in notes)]
     return plots.newest_rows(records)
 
 
@@ -204,13 +206,14 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("results", nargs="+", help="JSON files of benchmarks.attention")
-    p.add_argument("--note", default=None,
-                   help="only the records whose note contains this text")
+    p.add_argument("--note", action="append", default=None,
+                   help="only the records whose note contains this text (repeated: any of "
+                        "them; where several rows measure one thing, the newest counts)")
     args = p.parse_args(argv)
     rows = select(plots.load_records(args.results), args.note)
     if not rows:
         sys.exit(f"no rows in {', '.join(args.results)}"
-                 + (f" whose note contains {args.note!r}" if args.note else ""))
+                 + (f" whose note contains any of {args.note!r}" if args.note else ""))
     print(report(rows))
 
 

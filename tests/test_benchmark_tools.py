@@ -559,5 +559,20 @@ def test_targets_main_reads_the_newest_rows_of_the_noted_records(tmp_path, capsy
     out = capsys.readouterr().out
     assert "## G, timer cudagraph" in out and "340* (85%, 1.70x)" in out
     assert "dense backward by difference, D=64: sparseflash 4.00 ms, cuDNN 3.80 ms" in out
-    with pytest.raises(SystemExit, match="whose note contains 'run C'"):
+    with pytest.raises(SystemExit, match=r"whose note contains any of \['run C'\]"):
         targets.main([str(path), "--note", "run C"])
+
+
+def test_targets_main_joins_the_records_of_several_notes(tmp_path, capsys):
+    """``--note`` repeated: the rows of every record whose note contains any of them, the
+    newest where two measure the same thing (a later run's D=64 rows beside an earlier
+    run's D=128 ones)."""
+    from benchmarks import targets
+    stale = [dict(r, tflops=1.0) for r in _target_rows(d=64)]
+    path = _write(tmp_path, "r.json", [
+        dict(gpu="G", note="run A", rows=stale + _target_rows(d=128)),
+        dict(gpu="G", note="run B", rows=_target_rows(d=64))])
+    targets.main([str(path), "--note", "run A", "--note", "run B"])
+    out = capsys.readouterr().out
+    assert "| D=64 fwd | D=64 fwd+bwd | D=128 fwd | D=128 fwd+bwd |" in out
+    assert "| `dense` (100.0%) | 400 (2.00x) | 360 (2.00x) |" in out

@@ -310,12 +310,17 @@ def test_fused_backward_setting(monkeypatch):
 
 
 def test_pingpong_forward_setting(monkeypatch):
-    """``SPARSEFLASH_PINGPONG`` takes auto (the ping-pong kernel at D=128), 1 (at D=64 too)
-    or 0 (never)."""
+    """``SPARSEFLASH_PINGPONG`` takes auto (the ping-pong kernel at D=128, and at D=64 on
+    layouts with partial blocks and long rows, or with dropout), 1 (at D=64 too) or 0
+    (never)."""
     from sparseflash.kernels import hopper_pingpong
     monkeypatch.delenv("SPARSEFLASH_PINGPONG", raising=False)
     available = hopper_pingpong.AVAILABLE
     assert (hopper_pingpong.chosen(128), hopper_pingpong.chosen(64)) == (available, False)
+    long_rows = hopper_pingpong.D64_MASKED_ROW_KEYS
+    assert hopper_pingpong.chosen(64, masked_row_keys=long_rows) == available
+    assert hopper_pingpong.chosen(64, masked_row_keys=long_rows - 128) is False
+    assert hopper_pingpong.chosen(64, dropout=True) == available
     monkeypatch.setenv("SPARSEFLASH_PINGPONG", "1")
     assert (hopper_pingpong.chosen(128), hopper_pingpong.chosen(64)) == (available, available)
     monkeypatch.setenv("SPARSEFLASH_PINGPONG", "0")

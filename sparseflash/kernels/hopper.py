@@ -15,7 +15,9 @@ included, alternating with the Triton forward in session 17 (NOTES v19,
 ``benchmarks/sessions/s17-call5.sh``) were faster through it on every README layout at
 both head dims (2-13%) except causal at D=128 (2.5% slower). Since session 20 the D=128
 forward is ``hopper_pingpong``'s warp-specialised kernel (16-27% faster than this one,
-NOTES v22), which :func:`bind_forward` binds in its place; :func:`usable` (asked for
+NOTES v22), which :func:`bind_forward` binds in its place, as since session 32 for D=64
+layouts with partial blocks and long rows (``hopper_pingpong.D64_MASKED_ROW_KEYS``: causal
+7% faster at 16K, NOTES v34); :func:`usable` (asked for
 both) takes the Gluon forward by default everywhere it can run, and with the ping-pong
 kernel turned off everywhere but on layouts with partial blocks at D=128.
 Key padding (since session 27, NOTES v29) cuts each sequence's walk after its last real key,
@@ -622,19 +624,22 @@ class BoundForward(NamedTuple):
 
 def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
                  row_runs, has_partial, has_padding=False, stride_kpm_b=0,
-                 stride_lim_b=0, has_dropout=False) -> BoundForward:
+                 stride_lim_b=0, has_dropout=False, row_blocks=0) -> BoundForward:
     """The Gluon forward bound to these shapes, on ``programs`` schedule entries
     (``launch.forward`` checked :func:`usable` and keeps the result for calls of the same
     shapes), for key padding with the batch strides of its mask and walk limits, and for
-    dropout; :func:`forward` launches it. Where ``hopper_pingpong.chosen`` names the head
-    dim (D=128 by default; with dropout, wherever :func:`usable` let the call through)
-    that is its warp-specialised kernel, elsewhere :func:`hopper_forward_kernel`."""
+    dropout; :func:`forward` launches it. Where ``hopper_pingpong.chosen`` takes the call
+    (D=128 by default, and D=64 layouts with partial blocks whose rows average
+    ``row_blocks`` layout blocks of many keys; with dropout, wherever :func:`usable` let
+    the call through) that is its warp-specialised kernel, elsewhere
+    :func:`hopper_forward_kernel`."""
     from . import hopper_pingpong  # (it imports this module)
 
     B, H, N, D = q.shape
     args = (q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
             row_runs, has_partial, has_padding, stride_kpm_b, stride_lim_b)
-    if hopper_pingpong.chosen(D, dropout=has_dropout):
+    masked_row_keys = row_blocks * layout_block if has_partial else 0
+    if hopper_pingpong.chosen(D, dropout=has_dropout, masked_row_keys=masked_row_keys):
         return BoundForward(hopper_pingpong.bind_forward(*args, has_dropout=has_dropout),
                             hopper_pingpong.BLOCK_M, True)
     H_kv, Nk = k.shape[1], k.shape[2]

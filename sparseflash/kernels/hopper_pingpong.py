@@ -89,6 +89,14 @@ MAX_PROGRAMS = None
 #: Head dims at which calls with dropout run this kernel (with ``SPARSEFLASH_PINGPONG``
 #: ``auto``), whichever kernel runs the calls without: the Triton forward elsewhere.
 DROPOUT_HEAD_DIMS = (64, 128)
+#: At D=64, where ``hopper``'s own kernel (two programs an SM) is the faster on dense and
+#: short rows, layouts with partial blocks whose rows average at least this many keys take
+#: this kernel: on an H200 (NOTES v34, ``benchmarks/sessions/s23_d64_pingpong_ab.py``,
+#: session 32) ``causal`` forwards took 1.29-1.30 ms against 1.39-1.40 at N = 16K (rows
+#: of 8K keys on average) and 0.386-0.387 against 0.391-0.392 at 4K (four sequences, 2K),
+#: while dense and every short-row layout ran 5-12% slower through it. (Capped at 128
+#: registers for its second program, ``hopper``'s kernel spills on partial blocks.)
+D64_MASKED_ROW_KEYS = 2048
 
 if AVAILABLE:
     from triton.experimental import gluon
@@ -514,22 +522,31 @@ if AVAILABLE:
 
 
 def choice() -> str:
-    """``SPARSEFLASH_PINGPONG`` (``auto``, ``0`` or ``1``; default ``auto``): which head dims
-    the Gluon forward runs this kernel at (``auto``: 128; ``1``: 64 too; ``0``: never)."""
+    """``SPARSEFLASH_PINGPONG`` (``auto``, ``0`` or ``1``; default ``auto``): which calls
+    the Gluon forward runs this kernel for (``auto``: D=128, and D=64 layouts with long
+    masked rows, :func:`chosen`; ``1``: every D=64 one too; ``0``: never)."""
     value = os.environ.get("SPARSEFLASH_PINGPONG", "auto")
     if value not in ("auto", "0", "1"):
         raise ValueError(f"SPARSEFLASH_PINGPONG must be auto, 0 or 1, not {value!r}")
     return value
 
 
-def chosen(head_dim: int, dropout: bool = False) -> bool:
+def chosen(head_dim: int, dropout: bool = False, masked_row_keys: int = 0) -> bool:
     """Whether the Gluon forward (``hopper``, where it runs) takes this kernel at
-    ``head_dim``, for calls with ``dropout`` or without. Only this kernel of the Gluon
+    ``head_dim``, for calls with ``dropout`` or without, on a layout whose rows average
+    ``masked_row_keys`` keys if it has partial blocks (0 if it has none): with
+    ``SPARSEFLASH_PINGPONG=auto`` at D=128, and at D=64 with dropout or from
+    :data:`D64_MASKED_ROW_KEYS` masked keys a row on. Only this kernel of the Gluon
     forwards drops scores: with ``SPARSEFLASH_PINGPONG=0`` calls with dropout run the
     Triton forward."""
     value = choice()
-    auto_dims = DROPOUT_HEAD_DIMS if dropout else (128,)
-    return AVAILABLE and (value == "1" or (value == "auto" and head_dim in auto_dims))
+    if not AVAILABLE or value == "0":
+        return False
+    if value == "1":
+        return True
+    if dropout:
+        return head_dim in DROPOUT_HEAD_DIMS
+    return head_dim == 128 or (head_dim == 64 and masked_row_keys >= D64_MASKED_ROW_KEYS)
 
 
 if AVAILABLE:

@@ -360,7 +360,7 @@ def _forward_plan(q, k, v, o, meta: LayoutMeta, has_padding: bool, s_kpm: int, s
         main = hopper.bind_forward(q, k, o, meta.kv_programs, groups, meta.num_q_blocks,
                                    meta.heads, meta.kv_slots, meta.block, bool(meta.row_runs),
                                    bool(meta.has_partial), has_padding, s_kpm, s_lim,
-                                   dropout_p > 0)
+                                   dropout_p > 0, meta.row_blocks)
         return _ForwardPlan(meta, main, True, False, merge, workspace)
     block_d = head_dim_tile(D)
     row_class = length_class(meta.row_blocks)
