@@ -629,10 +629,10 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
     (``launch.forward`` checked :func:`usable` and keeps the result for calls of the same
     shapes), for key padding with the batch strides of its mask and walk limits, and for
     dropout; :func:`forward` launches it. Where ``hopper_pingpong.chosen`` takes the call
-    (D=128 by default, and D=64 layouts with partial blocks whose rows average
-    ``row_blocks`` layout blocks of many keys; with dropout, wherever :func:`usable` let
-    the call through) that is its warp-specialised kernel, elsewhere
-    :func:`hopper_forward_kernel`."""
+    (D=128 by default, and D=64 layouts with partial blocks whose rows, ``row_blocks``
+    layout blocks on average, reach ``hopper_pingpong.D64_MASKED_ROW_KEYS`` keys; with
+    dropout, wherever :func:`usable` let the call through) that is its warp-specialised
+    kernel, elsewhere :func:`hopper_forward_kernel`."""
     from . import hopper_pingpong  # (it imports this module)
 
     B, H, N, D = q.shape

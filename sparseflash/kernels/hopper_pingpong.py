@@ -89,7 +89,7 @@ MAX_PROGRAMS = None
 #: Head dims at which calls with dropout run this kernel (with ``SPARSEFLASH_PINGPONG``
 #: ``auto``), whichever kernel runs the calls without: the Triton forward elsewhere.
 DROPOUT_HEAD_DIMS = (64, 128)
-#: At D=64, where ``hopper``'s own kernel (two programs an SM) is the faster on dense and
+#: At D=64, where ``hopper``'s own kernel (two programs an SM) is faster on dense and
 #: short rows, layouts with partial blocks whose rows average at least this many keys take
 #: this kernel: on an H200 (NOTES v34, ``benchmarks/sessions/s23_d64_pingpong_ab.py``,
 #: session 32) ``causal`` forwards took 1.29-1.30 ms against 1.39-1.40 at N = 16K (rows
