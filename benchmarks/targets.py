@@ -1,9 +1,9 @@
 """The speed targets, checked against recorded results of ``benchmarks.attention``.
 
     python -m benchmarks.targets benchmarks/results/NVIDIA-H200-attention-cudagraph.json \\
-        --note "s31 call 2"
+        --note "s31 call 2" --note "s32 call 4"
 
-Reads the run records of one GPU (those whose ``note`` contains ``--note``; the newest
+Reads the run records of one GPU (those whose ``note`` contains any ``--note``; the newest
 measurement of each point wins, as ``benchmarks.plots`` reads them) and prints, for each
 timer they hold (``events``: ``do_bench``; ``cudagraph``: replayed CUDA graphs):
 

@@ -73,6 +73,21 @@ attention_step() {
         --note "$NOTE: $name in its own process"
 }
 
+# graph_tables D: the README's CUDA-graph table at head dim D (all ten patterns),
+# sparseflash and the peers in processes of their own. event_tables D: its do_bench table
+# (the five headline patterns), likewise.
+graph_tables() {
+    attention_step sf-d$1-graph sparseflash -- --head-dims $1 --timer cudagraph \
+        --patterns "${PATTERNS[@]}" "${MORE_PATTERNS[@]}"
+    attention_step peers-d$1-graph flex sdpa-cudnn -- --head-dims $1 --timer cudagraph \
+        --patterns "${PATTERNS[@]}" "${MORE_PATTERNS[@]}"
+}
+event_tables() {
+    attention_step sf-d$1-events sparseflash -- --head-dims $1 --patterns "${PATTERNS[@]}"
+    attention_step peers-d$1-events flex sdpa-cudnn -- --head-dims $1 \
+        --patterns "${PATTERNS[@]}"
+}
+
 # pack: results, logs and the paths under $WORK named in EXTRA (e.g. `EXTRA=ckpt pack`)
 # into $OUT/session.tar.gz. Names in EXTRA that are not there are skipped: sessions 26 and
 # 31 used EXTRA for a list of patterns, which tar then failed to find.

@@ -8,15 +8,9 @@ BUDGET=570
 # read as archive paths: tar complained about them and packed the results and logs. The
 # lists and the step are common.sh's since.)
 NOTE="s31 call 2 (benchmarks/sessions/s31-call2.sh)"
-for d in 64 128; do
-    attention_step sf-d$d-graph sparseflash -- --head-dims $d --timer cudagraph \
-        --patterns "${PATTERNS[@]}" "${MORE_PATTERNS[@]}"
-    attention_step peers-d$d-graph flex sdpa-cudnn -- --head-dims $d --timer cudagraph \
-        --patterns "${PATTERNS[@]}" "${MORE_PATTERNS[@]}"
-done
-for d in 64 128; do
-    attention_step sf-d$d-events sparseflash -- --head-dims $d --patterns "${PATTERNS[@]}"
-    attention_step peers-d$d-events flex sdpa-cudnn -- --head-dims $d --patterns "${PATTERNS[@]}"
-done
+graph_tables 64
+graph_tables 128
+event_tables 64
+event_tables 128
 cat $LOGS/sf-d*-graph.log | grep -E "^(sparseflash)" | head -60
 pack

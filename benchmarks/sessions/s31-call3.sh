@@ -3,12 +3,8 @@
 source benchmarks/sessions/common.sh
 BUDGET=560
 NOTE="s31 call 3 (benchmarks/sessions/s31-call3.sh)"
-for d in 64 128; do
-    attention_step sf-d$d-graph sparseflash -- --head-dims $d --timer cudagraph \
-        --patterns "${PATTERNS[@]}" "${MORE_PATTERNS[@]}"
-    attention_step peers-d$d-graph flex sdpa-cudnn -- --head-dims $d --timer cudagraph \
-        --patterns "${PATTERNS[@]}" "${MORE_PATTERNS[@]}"
-done
+graph_tables 64
+graph_tables 128
 export SPARSEFLASH_NO_AUTOTUNE=1
 step gpu-fused python -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "fused_backward"
 pack

@@ -9,11 +9,7 @@ BUDGET=150 step gpu-d64-choice python -m pytest -q -p no:cacheprovider tests/tes
     -k "d64_forward_choice or pingpong_forward_against or pingpong_forward_programs"
 tail -3 $LOGS/gpu-d64-choice.log
 NOTE="s32 call 4 (benchmarks/sessions/s32-call4.sh)"
-attention_step sf-d64-graph sparseflash -- --head-dims 64 --timer cudagraph \
-    --patterns "${PATTERNS[@]}" "${MORE_PATTERNS[@]}"
-attention_step peers-d64-graph flex sdpa-cudnn -- --head-dims 64 --timer cudagraph \
-    --patterns "${PATTERNS[@]}" "${MORE_PATTERNS[@]}"
-attention_step sf-d64-events sparseflash -- --head-dims 64 --patterns "${PATTERNS[@]}"
-attention_step peers-d64-events flex sdpa-cudnn -- --head-dims 64 --patterns "${PATTERNS[@]}"
+graph_tables 64
+event_tables 64
 grep -h -E "^(sparseflash|flex|sdpa)" $LOGS/sf-d64-graph.log $LOGS/peers-d64-graph.log | head -60
 pack

@@ -7,9 +7,6 @@ BUDGET=120 step gpu-d64-choice python -m pytest -q -p no:cacheprovider tests/tes
     -k "d64_forward_choice" -v
 tail -5 $LOGS/gpu-d64-choice.log
 NOTE="s32 call 5 (benchmarks/sessions/s32-call5.sh)"
-attention_step sf-d64-graph sparseflash -- --head-dims 64 --timer cudagraph \
-    --patterns "${PATTERNS[@]}" "${MORE_PATTERNS[@]}"
-attention_step peers-d64-graph flex sdpa-cudnn -- --head-dims 64 --timer cudagraph \
-    --patterns "${PATTERNS[@]}" "${MORE_PATTERNS[@]}"
+graph_tables 64
 grep -h -E "^(sparseflash|flex|sdpa)" $LOGS/sf-d64-graph.log $LOGS/peers-d64-graph.log | head -60
 pack
