@@ -90,8 +90,17 @@ if AVAILABLE:
         program (``hopper_pingpong``) takes in turn where a program of its own would have
         had those program ids."""
         TILES: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
+        row = gl.load(SCHED + (pid // TILES) * ENTRY_FIELDS + ENTRY_ROW)
+        return _coords_of(pid, pid_g, row, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
+                          LAYOUT_BLOCK, BLOCK_M)
+
+    @gluon.jit
+    def _coords_of(pid, pid_g, row, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
+                   LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr):
+        """:func:`_coords_at` with the entry's layout row ``row`` already read (the
+        ping-pong forward's loader reads it and hands it over): no load."""
+        TILES: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
         entry = SCHED + (pid // TILES) * ENTRY_FIELDS
-        row = gl.load(entry + ENTRY_ROW)
         rep = H // LAYOUT_HEADS
         b = pid_g // rep
         h = (row // NUM_Q_BLOCKS) * rep + pid_g % rep
@@ -437,9 +446,9 @@ if AVAILABLE:
         entry, b, h, q_block, q_start = _coords(SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
                                                 LAYOUT_BLOCK, BLOCK_M)
         # (Every MMA reading Q has completed: its buffer may hold the output.)
-        store_rows(out, lse, q_smem, o_desc, O, LSE, WS_O, WS_LSE, entry, b, h, q_block,
-                   q_start, gl.program_id(1), stride_ob, stride_oh, stride_on, H, N, WS_SLOTS,
-                   LAYOUT_BLOCK, TMA_STORE, s_layout, o_layout)
+        store_rows(out, lse, q_smem, o_desc, O, LSE, WS_O, WS_LSE, gl.load(entry + ENTRY_SLOT),
+                   b, h, q_block, q_start, gl.program_id(1), stride_ob, stride_oh, stride_on,
+                   H, N, WS_SLOTS, LAYOUT_BLOCK, TMA_STORE, True, s_layout, o_layout)
 
     @gluon.jit
     def finish_rows(acc, m_i, l_i, o_layout: gl.constexpr):
@@ -453,16 +462,19 @@ if AVAILABLE:
         return out, lse
 
     @gluon.jit
-    def store_rows(out, lse, o_smem, o_desc, O, LSE, WS_O, WS_LSE, entry, b, h, q_block,
+    def store_rows(out, lse, o_smem, o_desc, O, LSE, WS_O, WS_LSE, split_slot, b, h, q_block,
                    q_start, pid_g, stride_ob, stride_oh, stride_on, H, N, WS_SLOTS,
                    LAYOUT_BLOCK: gl.constexpr, TMA_STORE: gl.constexpr,
-                   s_layout: gl.constexpr, o_layout: gl.constexpr):
+                   WAIT_STORE: gl.constexpr, s_layout: gl.constexpr,
+                   o_layout: gl.constexpr):
         """The forward's epilogue for query rows ``q_start`` on (``out`` (BLOCK_M, D)
-        float32 and ``lse``, :func:`finish_rows`): O and LSE, or for a split row's chunk the
-        float32 workspace (pid_g, slot, row in block, D) that ``launch.forward`` merges.
-        With ``TMA_STORE`` a tile wholly inside N leaves through ``o_smem`` (a free
-        (BLOCK_M, D) buffer of O's dtype) by one TMA store; a tile running past N would
-        spill into the next head's rows, so it takes pointer stores. Shared by this
+        float32 and ``lse``, :func:`finish_rows`): O and LSE, or for a split row's chunk
+        (its schedule entry's ``split_slot`` not -1) the float32 workspace (pid_g, slot,
+        row in block, D) that ``launch.forward`` merges. With ``TMA_STORE`` a tile wholly
+        inside N leaves through ``o_smem`` (a free (BLOCK_M, D) buffer of O's dtype) by one
+        TMA store, which has read the buffer on return with ``WAIT_STORE`` (else the caller
+        waits, ``tma.store_wait(0)``, before it writes there again); a tile running past N
+        would spill into the next head's rows, so it takes pointer stores. Shared by this
         module's kernel and ``hopper_pingpong``'s."""
         BLOCK_M: gl.constexpr = out.shape[0]
         D: gl.constexpr = out.shape[1]
@@ -474,16 +486,16 @@ if AVAILABLE:
         lse_m = q_start + gl.arange(0, BLOCK_M, layout=rows_s)
         # (offs_d < D is all true: it gives the row mask the tile's full shape.)
         o_mask = gl.expand_dims(offs_m < N, 1) & gl.expand_dims(offs_d < D, 0)
-        # The entry's slot (-1 unless the row is split) is read even for layouts without
-        # split rows: leaving the workspace branch out at compile time (a HAS_SPLITS
+        # The branch on the entry's slot (-1 unless the row is split) stays even for
+        # layouts without split rows: leaving the workspace branch out at compile time (a HAS_SPLITS
         # constexpr, as the Triton forward has) crashed Triton 3.6's Gluon lowering.
-        split_slot = gl.load(entry + ENTRY_SLOT)
         if split_slot < 0:
             if TMA_STORE and q_start + BLOCK_M <= N:
                 o_smem.store(out.to(dtype))
                 fence_async_shared()
                 tma_store(o_desc, [(b * H + h) * N + q_start, 0], o_smem)
-                tma.store_wait(0)
+                if WAIT_STORE:
+                    tma.store_wait(0)
             else:
                 O += b.to(gl.int64) * stride_ob + h.to(gl.int64) * stride_oh
                 gl.store(O + gl.expand_dims(offs_m, 1) * stride_on + gl.expand_dims(offs_d, 0),

@@ -68,6 +68,7 @@ import os
 import torch
 
 from . import fastlaunch, hopper, hopper_dropout
+from .common import ENTRY_FIELDS, ENTRY_ROW, ENTRY_SLOT
 
 AVAILABLE = hopper.AVAILABLE
 
@@ -86,6 +87,12 @@ MAXNREG = 168
 #: Where not None, at most this many programs (tests: many work items a program on small
 #: inputs); else one an SM.
 MAX_PROGRAMS = None
+#: (Session 33 A/B knobs.) The warp groups take each item's walk from the loader
+#: (``HANDED_WALK``) instead of reading the tables; a warp group's O store finishes under
+#: its next item's first products, its Q buffer then going back to the loader
+#: (``STORE_UNDER_NEXT``, with two Q buffers a warp group).
+HANDED_WALK = True
+STORE_UNDER_NEXT = True
 #: Head dims at which calls with dropout run this kernel (with ``SPARSEFLASH_PINGPONG``
 #: ``auto``), whichever kernel runs the calls without: the Triton forward elsewhere.
 DROPOUT_HEAD_DIMS = (64, 128)
@@ -104,9 +111,12 @@ if AVAILABLE:
     from triton.experimental.gluon.language.nvidia.hopper import (mbarrier, warpgroup_mma,
                                                                   warpgroup_mma_wait)
 
-    from .hopper import (_coords_at, _issue_kv_at, _padding, _partial_mask, _row_walk,
-                         _run_offset, _softmax_step, _tile_keys, finish_rows, mask_padding,
-                         store_rows, sync_partition, tma_load)
+    #: The ints the loader hands a warp group with each item (:func:`_hand_over_walk`).
+    WALK_FIELDS = gl.constexpr(8)
+
+    from .hopper import (_coords_at, _coords_of, _issue_kv_at, _padding, _partial_mask,
+                         _row_walk, _run_offset, _softmax_step, _tile_keys, finish_rows,
+                         mask_padding, store_rows, sync_partition, tma, tma_load)
 
     @gluon.jit
     def _hand_over(slot, value, layout: gl.constexpr):
@@ -120,6 +130,40 @@ if AVAILABLE:
     def _handed(slot, layout: gl.constexpr):
         """The int in the one-element shared buffer ``slot``."""
         return gl.max(slot.load(layout), 0)
+
+    @gluon.jit
+    def _hand_over_walk(item_smem, qi, item, row, full_start, n_full, part_start, n_tiles,
+                        run_offset, split_slot, layout: gl.constexpr):
+        """A work item for the warp group whose Q buffer ``qi`` the loader fills: its
+        number, its layout row, its walk (``hopper._row_walk``), its run's first key and
+        its entry's split slot, :data:`WALK_FIELDS` ints from ``item_smem`` row
+        ``qi * WALK_FIELDS`` on (read back by :func:`_handed_walk`)."""
+        base = qi * WALK_FIELDS
+        fields = (item, row, full_start, n_full, part_start, n_tiles, run_offset, split_slot)
+        for f in gl.static_range(WALK_FIELDS):
+            item_smem.index(base + f).store(gl.full([1], fields[f], gl.int32, layout))
+        sync_partition()
+
+    @gluon.jit
+    def _handed_walk(item_smem, qi, layout: gl.constexpr):
+        """The layout row, walk, run offset and split slot :func:`_hand_over_walk` put at
+        ``qi``."""
+        base = qi * WALK_FIELDS
+        return (_handed(item_smem.index(base + 1), layout),
+                _handed(item_smem.index(base + 2), layout),
+                _handed(item_smem.index(base + 3), layout),
+                _handed(item_smem.index(base + 4), layout),
+                _handed(item_smem.index(base + 5), layout),
+                _handed(item_smem.index(base + 6), layout),
+                _handed(item_smem.index(base + 7), layout))
+
+    @gluon.jit
+    def _release_q(q_empty, qi):
+        """With the O store of an earlier item through Q buffer ``qi`` (a buffer number,
+        or -1 for none) still reading it: wait for that, then hand the buffer back."""
+        if qi >= 0:
+            tma.store_wait(0)
+            mbarrier.arrive(q_empty.index(qi), count=1)
 
     @gluon.jit
     def _loader(q_desc, k_desc, v_desc, q_smem, k_smem, v_smem, q_ready, q_empty, item_smem,
@@ -137,17 +181,21 @@ if AVAILABLE:
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
         BLOCK_N: gl.constexpr = k_desc.block_type.shape[0]
         Q_BUFS: gl.constexpr = q_smem.shape[0] // 2  # a warp group's Q buffers
+        TILES: gl.constexpr = LAYOUT_BLOCK // (2 * BLOCK_M)  # items an entry
         one: gl.constexpr = gl.BlockedLayout([1], [32], [1], [0])
         ring = 0  # K/V tiles issued by the program so far: the rings' position
         done = 0  # work items finished
         item = gl.atomic_add(COUNTER, 1)
         while item < ITEMS:
-            entry, b, h, q_block, q_start = _coords_at(
-                item % ITEMS_PER_GROUP, item // ITEMS_PER_GROUP, SCHED, H, NUM_Q_BLOCKS,
-                LAYOUT_HEADS, LAYOUT_BLOCK, 2 * BLOCK_M)
+            pid = item % ITEMS_PER_GROUP
+            row = gl.load(SCHED + (pid // TILES) * ENTRY_FIELDS + ENTRY_ROW)
+            entry, b, h, q_block, q_start = _coords_of(
+                pid, item // ITEMS_PER_GROUP, row, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
+                LAYOUT_BLOCK, 2 * BLOCK_M)
             full_start, n_full, part_start, n_tiles = _row_walk(
                 entry, b, KV_LIMITS, stride_lim_b, LAYOUT_BLOCK, BLOCK_N, HAS_PARTIAL,
                 HAS_PADDING)
+            split_slot = gl.load(entry + ENTRY_SLOT)
             k_row0 = (b * H_KV + h // (H // H_KV)) * Nk
             run_offset = _run_offset(FULL_IDX, full_start, n_full, LAYOUT_BLOCK, ROW_RUNS)
             first = gl.minimum(n_tiles, 1)
@@ -160,7 +208,8 @@ if AVAILABLE:
                 qi = i * Q_BUFS + done % Q_BUFS
                 # A barrier starts in phase 0: the first wait, on the other parity, passes.
                 mbarrier.wait(q_empty.index(qi), ((done // Q_BUFS) & 1) ^ 1)
-                _hand_over(item_smem.index(qi), item, one)
+                _hand_over_walk(item_smem, qi, item, row, full_start, n_full, part_start,
+                                n_tiles, run_offset, split_slot, one)
                 mbarrier.expect(q_ready.index(qi), q_desc.block_type.nbytes)
                 tma_load(q_desc, [(b * H + h) * N + q_start + i * BLOCK_M, 0],
                          q_ready.index(qi), q_smem.index(qi))
@@ -175,7 +224,7 @@ if AVAILABLE:
         for i in gl.static_range(2):
             qi = i * Q_BUFS + done % Q_BUFS
             mbarrier.wait(q_empty.index(qi), ((done // Q_BUFS) & 1) ^ 1)
-            _hand_over(item_smem.index(qi), ITEMS, one)
+            _hand_over(item_smem.index(qi * WALK_FIELDS), ITEMS, one)
             mbarrier.arrive(q_ready.index(qi), count=1)
 
     @gluon.jit
@@ -301,7 +350,8 @@ if AVAILABLE:
                  Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
                  stride_kpm_b, stride_lim_b, LAYOUT_BLOCK: gl.constexpr,
                  ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
-                 HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr):
+                 HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
+                 HANDED_WALK: gl.constexpr, STORE_UNDER_NEXT: gl.constexpr):
         """Warp group WG (query rows ``WG * BLOCK_M`` on of each work item's tile): for
         each item the loader hands it, the online softmax over the walk's key tiles, then
         its rows of O and LSE (or of a split row's workspace) stored, as
@@ -334,27 +384,38 @@ if AVAILABLE:
             seed_hi = 0
 
         Q_BUFS: gl.constexpr = q_smem.shape[0] // 2  # this warp group's Q buffers
+        # With one Q buffer the loader could not fetch the next item's Q before the store.
+        DEFER_STORE: gl.constexpr = STORE_UNDER_NEXT and Q_BUFS > 1
         ring = 0    # K/V tiles the program consumed so far: the rings' position
         rounds = 0  # rounds of MMAs each warp group issued so far (the turns' count)
         done = 0    # work items finished
         qi = WG * Q_BUFS  # the Q buffer (and its barriers) of the current item
+        stored = -1  # with DEFER_STORE, the Q buffer the last item's O store reads, if any
         mbarrier.wait(q_ready.index(qi), 0)
-        item = _handed(item_smem.index(qi), one)
+        item = _handed(item_smem.index(qi * WALK_FIELDS), one)
         while item < ITEMS:
             q_tile = q_smem.index(qi)
             pid_g = item // ITEMS_PER_GROUP
-            entry, b, h, q_block, q_start = _coords_at(
-                item % ITEMS_PER_GROUP, pid_g, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
-                LAYOUT_BLOCK, 2 * BLOCK_M)
+            if HANDED_WALK:
+                (row, full_start, n_full, part_start, n_tiles, run_offset,
+                 split_slot) = _handed_walk(item_smem, qi, one)
+                entry, b, h, q_block, q_start = _coords_of(
+                    item % ITEMS_PER_GROUP, pid_g, row, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
+                    LAYOUT_BLOCK, 2 * BLOCK_M)
+            else:
+                entry, b, h, q_block, q_start = _coords_at(
+                    item % ITEMS_PER_GROUP, pid_g, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
+                    LAYOUT_BLOCK, 2 * BLOCK_M)
+                full_start, n_full, part_start, n_tiles = _row_walk(
+                    entry, b, KV_LIMITS, stride_lim_b, LAYOUT_BLOCK, BLOCK_N, HAS_PARTIAL,
+                    HAS_PADDING)
+                # The run's first key, which only padded tiles and dropout's draws read.
+                run_offset = _run_offset(FULL_IDX, full_start, n_full, LAYOUT_BLOCK,
+                                         ROW_RUNS and (HAS_PADDING or HAS_DROPOUT))
+                split_slot = gl.load(entry + ENTRY_SLOT)
             q_start += WG * BLOCK_M
-            full_start, n_full, part_start, n_tiles = _row_walk(
-                entry, b, KV_LIMITS, stride_lim_b, LAYOUT_BLOCK, BLOCK_N, HAS_PARTIAL,
-                HAS_PADDING)
             kpm_row, first_padding = _padding(KPM, KV_LIMITS, b, stride_kpm_b, stride_lim_b,
                                               LAYOUT_HEADS * NUM_Q_BLOCKS, Nk, HAS_PADDING)
-            # The run's first key, which only padded tiles and dropout's draws read here.
-            run_offset = _run_offset(FULL_IDX, full_start, n_full, LAYOUT_BLOCK,
-                                     ROW_RUNS and (HAS_PADDING or HAS_DROPOUT))
             bh = b * H + h  # dropout's Philox counter, as the Triton forward's
             acc = gl.zeros([BLOCK_M, D], gl.float32, o_layout)
             m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, rows_s)
@@ -366,6 +427,8 @@ if AVAILABLE:
                 s = warpgroup_mma(q_tile, k_smem.index(ring % K_STAGES).permute((1, 0)),
                                   zero_s, use_acc=False, is_async=True)
                 _pass_turn(turn, WG)
+                if DEFER_STORE:  # the last item's O store ends under these scores
+                    _release_q(q_empty, stored)
                 if HAS_DROPOUT:
                     _draw_tile(draws, seed_lo, seed_hi, bh, q_start, 0, n_full, full_start,
                                part_start, FULL_IDX, PART_IDX, run_offset, LAYOUT_BLOCK,
@@ -419,21 +482,29 @@ if AVAILABLE:
                 mbarrier.arrive(v_empty.index(last % V_STAGES), count=1)
                 ring += n_tiles
                 rounds += n_tiles + 1
+            elif DEFER_STORE:
+                _release_q(q_empty, stored)
 
             if HAS_DROPOUT:
                 acc = acc * drop_scale
             # Through this warp group's own Q buffer (only its MMAs read it, all
-            # completed), which the store has read when store_rows returns; then the
-            # loader may fetch the next item's Q into it.
+            # completed); once the store has read it, the loader may fetch a later item's
+            # Q into it: at once, or with DEFER_STORE under the next item's first scores.
             out, lse = finish_rows(acc, m_i, l_i, o_layout)
-            store_rows(out, lse, q_tile, o_desc, O, LSE, WS_O, WS_LSE, entry, b, h,
+            store_rows(out, lse, q_tile, o_desc, O, LSE, WS_O, WS_LSE, split_slot, b, h,
                        q_block, q_start, pid_g, stride_ob, stride_oh, stride_on, H, N,
-                       WS_SLOTS, LAYOUT_BLOCK, TMA_STORE, s_layout, o_layout)
-            mbarrier.arrive(q_empty.index(qi), count=1)
+                       WS_SLOTS, LAYOUT_BLOCK, TMA_STORE, not DEFER_STORE, s_layout,
+                       o_layout)
+            if DEFER_STORE:
+                stored = qi
+            else:
+                mbarrier.arrive(q_empty.index(qi), count=1)
             done += 1
             qi = WG * Q_BUFS + done % Q_BUFS
             mbarrier.wait(q_ready.index(qi), (done // Q_BUFS) & 1)
-            item = _handed(item_smem.index(qi), one)
+            item = _handed(item_smem.index(qi * WALK_FIELDS), one)
+        if DEFER_STORE:
+            _release_q(q_empty, stored)
 
     @gluon.jit(do_not_specialize=["keep_threshold"])
     def pingpong_forward_kernel(
@@ -444,6 +515,7 @@ if AVAILABLE:
             LAYOUT_BLOCK: gl.constexpr, K_STAGES: gl.constexpr, V_STAGES: gl.constexpr,
             Q_BUFS: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
             HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
+            HANDED_WALK: gl.constexpr, STORE_UNDER_NEXT: gl.constexpr,
             num_warps: gl.constexpr):
         """``ITEMS`` work items, (schedule entry, 128-row query tile) x (batch, head
         repeat), on however many programs the grid has: item ``g * ITEMS_PER_GROUP + i``
@@ -476,8 +548,9 @@ if AVAILABLE:
         v_ready = gl.allocate_shared_memory(gl.int64, [V_STAGES, 1], mbarrier.MBarrierLayout())
         v_empty = gl.allocate_shared_memory(gl.int64, [V_STAGES, 1], mbarrier.MBarrierLayout())
         turn = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
-        # Each warp group's current item, from the loader (published by its q_ready).
-        item_smem = gl.allocate_shared_memory(gl.int32, [2 * Q_BUFS, 1],
+        # Each warp group's current item and its walk, from the loader (published by its
+        # q_ready).
+        item_smem = gl.allocate_shared_memory(gl.int32, [2 * Q_BUFS * WALK_FIELDS, 1],
                                               gl.SwizzledSharedLayout(1, 1, 1, [0]))
         if HAS_DROPOUT:  # each warp group's draws of its current key tile
             draws_smem = gl.allocate_shared_memory(gl.uint16, [2, BLOCK_M, BLOCK_N],
@@ -506,14 +579,14 @@ if AVAILABLE:
                         qk_scale, keep_threshold, drop_scale, stride_ob, stride_oh, stride_on,
                         H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
                         stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
-                        HAS_PADDING, HAS_DROPOUT, TMA_STORE)),
+                        HAS_PADDING, HAS_DROPOUT, TMA_STORE, HANDED_WALK, STORE_UNDER_NEXT)),
             (_consume, (1, q_desc, k_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
                         item_smem, k_ready, v_ready, k_empty, v_empty, turn, draws_smem, O, LSE,
                         FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, KPM, KV_LIMITS, SEED,
                         qk_scale, keep_threshold, drop_scale, stride_ob, stride_oh, stride_on,
                         H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
                         stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
-                        HAS_PADDING, HAS_DROPOUT, TMA_STORE)),
+                        HAS_PADDING, HAS_DROPOUT, TMA_STORE, HANDED_WALK, STORE_UNDER_NEXT)),
             (_loader, (q_desc, k_desc, v_desc, q_smem, k_smem, v_smem, q_ready, q_empty, item_smem,
                        k_ready, v_ready, k_empty, v_empty, FULL_IDX, PART_IDX, SCHED, KV_LIMITS,
                        COUNTER, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, ITEMS_PER_GROUP,
@@ -578,5 +651,6 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
          items, stride_kpm_b, stride_lim_b),
         LAYOUT_BLOCK=layout_block, K_STAGES=K_STAGES, V_STAGES=V_STAGES, Q_BUFS=q_bufs,
         ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
-        HAS_DROPOUT=has_dropout, TMA_STORE=hopper.TMA_STORE, num_warps=NUM_WARPS,
+        HAS_DROPOUT=has_dropout, TMA_STORE=hopper.TMA_STORE, HANDED_WALK=HANDED_WALK,
+        STORE_UNDER_NEXT=STORE_UNDER_NEXT, num_warps=NUM_WARPS,
         maxnreg=MAXNREG)
