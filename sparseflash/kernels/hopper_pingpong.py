@@ -93,6 +93,9 @@ MAX_PROGRAMS = None
 #: (``STORE_UNDER_NEXT``, with two Q buffers a warp group).
 HANDED_WALK = True
 STORE_UNDER_NEXT = True
+#: (Session 33 A/B knob.) The loader claims its next item this many key tiles before it
+#: issues the current item's last (0: after it).
+CLAIM_AHEAD = 0
 #: Head dims at which calls with dropout run this kernel (with ``SPARSEFLASH_PINGPONG``
 #: ``auto``), whichever kernel runs the calls without: the Triton forward elsewhere.
 DROPOUT_HEAD_DIMS = (64, 128)
@@ -170,7 +173,8 @@ if AVAILABLE:
                 k_ready, v_ready, k_empty, v_empty, FULL_IDX, PART_IDX, SCHED, KV_LIMITS,
                 COUNTER, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, ITEMS_PER_GROUP, ITEMS,
                 stride_lim_b, LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr,
-                HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr):
+                HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
+                CLAIM_AHEAD: gl.constexpr):
         """One warp: takes the program's work items from ``COUNTER`` one by one, and for
         each, its first K/V tile into the ring (a slot both warp groups released), its two
         Q tiles with the item's number (the buffers each warp group released after its
@@ -213,14 +217,22 @@ if AVAILABLE:
                 mbarrier.expect(q_ready.index(qi), q_desc.block_type.nbytes)
                 tma_load(q_desc, [(b * H + h) * N + q_start + i * BLOCK_M, 0],
                          q_ready.index(qi), q_smem.index(qi))
-            for t in range(first, n_tiles):
+            # The next item is claimed CLAIM_AHEAD tiles before this one's last is issued:
+            # the counter's round trip then runs under the waits for free buffers.
+            claim_at = gl.maximum(first, n_tiles - CLAIM_AHEAD)
+            for t in range(first, claim_at):
+                _issue_slot(k_desc, v_desc, k_smem, v_smem, k_ready, v_ready, k_empty,
+                            v_empty, FULL_IDX, PART_IDX, t, ring + t, n_full, n_tiles,
+                            full_start, part_start, run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N,
+                            ROW_RUNS, HAS_PARTIAL)
+            item = gl.atomic_add(COUNTER, 1)
+            for t in range(claim_at, n_tiles):
                 _issue_slot(k_desc, v_desc, k_smem, v_smem, k_ready, v_ready, k_empty,
                             v_empty, FULL_IDX, PART_IDX, t, ring + t, n_full, n_tiles,
                             full_start, part_start, run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N,
                             ROW_RUNS, HAS_PARTIAL)
             ring += n_tiles
             done += 1
-            item = gl.atomic_add(COUNTER, 1)
         for i in gl.static_range(2):
             qi = i * Q_BUFS + done % Q_BUFS
             mbarrier.wait(q_empty.index(qi), ((done // Q_BUFS) & 1) ^ 1)
@@ -516,7 +528,7 @@ if AVAILABLE:
             Q_BUFS: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
             HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
             HANDED_WALK: gl.constexpr, STORE_UNDER_NEXT: gl.constexpr,
-            num_warps: gl.constexpr):
+            CLAIM_AHEAD: gl.constexpr, num_warps: gl.constexpr):
         """``ITEMS`` work items, (schedule entry, 128-row query tile) x (batch, head
         repeat), on however many programs the grid has: item ``g * ITEMS_PER_GROUP + i``
         is what ``hopper.hopper_forward_kernel`` does as program (i, g), and each program
@@ -590,7 +602,8 @@ if AVAILABLE:
             (_loader, (q_desc, k_desc, v_desc, q_smem, k_smem, v_smem, q_ready, q_empty, item_smem,
                        k_ready, v_ready, k_empty, v_empty, FULL_IDX, PART_IDX, SCHED, KV_LIMITS,
                        COUNTER, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, ITEMS_PER_GROUP,
-                       ITEMS, stride_lim_b, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, HAS_PADDING)),
+                       ITEMS, stride_lim_b, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, HAS_PADDING,
+                       CLAIM_AHEAD)),
         ], [4, 1], [240, 24])
 
 
@@ -652,5 +665,5 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
         LAYOUT_BLOCK=layout_block, K_STAGES=K_STAGES, V_STAGES=V_STAGES, Q_BUFS=q_bufs,
         ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         HAS_DROPOUT=has_dropout, TMA_STORE=hopper.TMA_STORE, HANDED_WALK=HANDED_WALK,
-        STORE_UNDER_NEXT=STORE_UNDER_NEXT, num_warps=NUM_WARPS,
+        STORE_UNDER_NEXT=STORE_UNDER_NEXT, CLAIM_AHEAD=CLAIM_AHEAD, num_warps=NUM_WARPS,
         maxnreg=MAXNREG)
