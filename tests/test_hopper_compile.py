@@ -96,7 +96,7 @@ def _compile_pingpong(d, row_runs, has_partial, dtype=torch.bfloat16, padded=Fal
     consts = dict(LAYOUT_BLOCK=128, K_STAGES=p.K_STAGES, V_STAGES=p.V_STAGES, Q_BUFS=q_bufs,
                   ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=padded,
                   HAS_DROPOUT=dropout, TMA_STORE=hopper.TMA_STORE, HANDED_WALK=p.HANDED_WALK,
-                  STORE_UNDER_NEXT=p.STORE_UNDER_NEXT, CLAIM_AHEAD=p.CLAIM_AHEAD,
+                  STORE_UNDER_NEXT=p.STORE_UNDER_NEXT, CLAIM_AHEAD=p.CLAIM_AHEAD, RECIPROCAL=p.RECIPROCAL,
                   num_warps=p.NUM_WARPS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -90,17 +90,8 @@ if AVAILABLE:
         program (``hopper_pingpong``) takes in turn where a program of its own would have
         had those program ids."""
         TILES: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
-        row = gl.load(SCHED + (pid // TILES) * ENTRY_FIELDS + ENTRY_ROW)
-        return _coords_of(pid, pid_g, row, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
-                          LAYOUT_BLOCK, BLOCK_M)
-
-    @gluon.jit
-    def _coords_of(pid, pid_g, row, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
-                   LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr):
-        """:func:`_coords_at` with the entry's layout row ``row`` already read (the
-        ping-pong forward's loader reads it and hands it over): no load."""
-        TILES: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
         entry = SCHED + (pid // TILES) * ENTRY_FIELDS
+        row = gl.load(entry + ENTRY_ROW)
         rep = H // LAYOUT_HEADS
         b = pid_g // rep
         h = (row // NUM_Q_BLOCKS) * rep + pid_g % rep
@@ -442,7 +433,7 @@ if AVAILABLE:
         for i in gl.static_range(STAGES):
             mbarrier.invalidate(k_bar.index(i))
             mbarrier.invalidate(v_bar.index(i))
-        out, lse = finish_rows(acc, m_i, l_i, o_layout)
+        out, lse = finish_rows(acc, m_i, l_i, o_layout, False)
         entry, b, h, q_block, q_start = _coords(SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
                                                 LAYOUT_BLOCK, BLOCK_M)
         # (Every MMA reading Q has completed: its buffer may hold the output.)
@@ -451,13 +442,18 @@ if AVAILABLE:
                    H, N, WS_SLOTS, LAYOUT_BLOCK, TMA_STORE, True, s_layout, o_layout)
 
     @gluon.jit
-    def finish_rows(acc, m_i, l_i, o_layout: gl.constexpr):
+    def finish_rows(acc, m_i, l_i, o_layout: gl.constexpr, RECIPROCAL: gl.constexpr):
         """The output ``acc / l_i`` (BLOCK_M, D) and base-2 log-sum-exp of the rows whose
         online softmax ended at maxima ``m_i`` and sums ``l_i``; rows with no key get O = 0
         and lse = -inf (never NaN)."""
         has_keys = l_i > 0.0
         l_safe = gl.where(has_keys, l_i, 1.0)
-        out = acc / gl.expand_dims(gl.convert_layout(l_safe, gl.SliceLayout(1, o_layout)), 1)
+        if RECIPROCAL:
+            inv = gl.convert_layout(1.0 / l_safe, gl.SliceLayout(1, o_layout))
+            out = acc * gl.expand_dims(inv, 1)
+        else:
+            out = acc / gl.expand_dims(gl.convert_layout(l_safe, gl.SliceLayout(1, o_layout)),
+                                       1)
         lse = gl.where(has_keys, m_i + gl.log2(l_safe), float("-inf"))
         return out, lse
 
@@ -487,8 +483,9 @@ if AVAILABLE:
         # (offs_d < D is all true: it gives the row mask the tile's full shape.)
         o_mask = gl.expand_dims(offs_m < N, 1) & gl.expand_dims(offs_d < D, 0)
         # The branch on the entry's slot (-1 unless the row is split) stays even for
-        # layouts without split rows: leaving the workspace branch out at compile time (a HAS_SPLITS
-        # constexpr, as the Triton forward has) crashed Triton 3.6's Gluon lowering.
+        # layouts without split rows: leaving the workspace branch out at compile time (a
+        # HAS_SPLITS constexpr, as the Triton forward has) crashed Triton 3.6's Gluon
+        # lowering.
         if split_slot < 0:
             if TMA_STORE and q_start + BLOCK_M <= N:
                 o_smem.store(out.to(dtype))

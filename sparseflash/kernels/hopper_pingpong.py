@@ -68,7 +68,7 @@ import os
 import torch
 
 from . import fastlaunch, hopper, hopper_dropout
-from .common import ENTRY_FIELDS, ENTRY_ROW, ENTRY_SLOT
+from .common import ENTRY_SLOT
 
 AVAILABLE = hopper.AVAILABLE
 
@@ -96,6 +96,8 @@ STORE_UNDER_NEXT = True
 #: (Session 33 A/B knob.) The loader claims its next item this many key tiles before it
 #: issues the current item's last (0: after it).
 CLAIM_AHEAD = 0
+#: (Session 33 A/B knob.) O as acc times 1 / l (one division a row) instead of acc / l.
+RECIPROCAL = True
 #: Head dims at which calls with dropout run this kernel (with ``SPARSEFLASH_PINGPONG``
 #: ``auto``), whichever kernel runs the calls without: the Triton forward elsewhere.
 DROPOUT_HEAD_DIMS = (64, 128)
@@ -115,9 +117,9 @@ if AVAILABLE:
                                                                   warpgroup_mma_wait)
 
     #: The ints the loader hands a warp group with each item (:func:`_hand_over_walk`).
-    WALK_FIELDS = gl.constexpr(8)
+    WALK_FIELDS = gl.constexpr(12)
 
-    from .hopper import (_coords_at, _coords_of, _issue_kv_at, _padding, _partial_mask,
+    from .hopper import (_coords_at, _issue_kv_at, _padding, _partial_mask,
                          _row_walk, _run_offset, _softmax_step, _tile_keys, finish_rows,
                          mask_padding, store_rows, sync_partition, tma, tma_load)
 
@@ -135,22 +137,23 @@ if AVAILABLE:
         return gl.max(slot.load(layout), 0)
 
     @gluon.jit
-    def _hand_over_walk(item_smem, qi, item, row, full_start, n_full, part_start, n_tiles,
-                        run_offset, split_slot, layout: gl.constexpr):
+    def _hand_over_walk(item_smem, qi, item, b, h, q_block, q_start, pid_g, full_start, n_full,
+                        part_start, n_tiles, run_offset, split_slot, layout: gl.constexpr):
         """A work item for the warp group whose Q buffer ``qi`` the loader fills: its
-        number, its layout row, its walk (``hopper._row_walk``), its run's first key and
-        its entry's split slot, :data:`WALK_FIELDS` ints from ``item_smem`` row
-        ``qi * WALK_FIELDS`` on (read back by :func:`_handed_walk`)."""
+        number, its coordinates (``hopper._coords_at``, and its group), its walk
+        (``hopper._row_walk``), its run's first key and its entry's split slot,
+        :data:`WALK_FIELDS` ints from ``item_smem`` row ``qi * WALK_FIELDS`` on (read back
+        by :func:`_handed_walk`)."""
         base = qi * WALK_FIELDS
-        fields = (item, row, full_start, n_full, part_start, n_tiles, run_offset, split_slot)
+        fields = (item, b, h, q_block, q_start, pid_g, full_start, n_full, part_start, n_tiles,
+                  run_offset, split_slot)
         for f in gl.static_range(WALK_FIELDS):
             item_smem.index(base + f).store(gl.full([1], fields[f], gl.int32, layout))
         sync_partition()
 
     @gluon.jit
     def _handed_walk(item_smem, qi, layout: gl.constexpr):
-        """The layout row, walk, run offset and split slot :func:`_hand_over_walk` put at
-        ``qi``."""
+        """The fields after the item's number that :func:`_hand_over_walk` put at ``qi``."""
         base = qi * WALK_FIELDS
         return (_handed(item_smem.index(base + 1), layout),
                 _handed(item_smem.index(base + 2), layout),
@@ -158,7 +161,11 @@ if AVAILABLE:
                 _handed(item_smem.index(base + 4), layout),
                 _handed(item_smem.index(base + 5), layout),
                 _handed(item_smem.index(base + 6), layout),
-                _handed(item_smem.index(base + 7), layout))
+                _handed(item_smem.index(base + 7), layout),
+                _handed(item_smem.index(base + 8), layout),
+                _handed(item_smem.index(base + 9), layout),
+                _handed(item_smem.index(base + 10), layout),
+                _handed(item_smem.index(base + 11), layout))
 
     @gluon.jit
     def _release_q(q_empty, qi):
@@ -185,16 +192,14 @@ if AVAILABLE:
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
         BLOCK_N: gl.constexpr = k_desc.block_type.shape[0]
         Q_BUFS: gl.constexpr = q_smem.shape[0] // 2  # a warp group's Q buffers
-        TILES: gl.constexpr = LAYOUT_BLOCK // (2 * BLOCK_M)  # items an entry
         one: gl.constexpr = gl.BlockedLayout([1], [32], [1], [0])
         ring = 0  # K/V tiles issued by the program so far: the rings' position
         done = 0  # work items finished
         item = gl.atomic_add(COUNTER, 1)
         while item < ITEMS:
-            pid = item % ITEMS_PER_GROUP
-            row = gl.load(SCHED + (pid // TILES) * ENTRY_FIELDS + ENTRY_ROW)
-            entry, b, h, q_block, q_start = _coords_of(
-                pid, item // ITEMS_PER_GROUP, row, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
+            pid_g = item // ITEMS_PER_GROUP
+            entry, b, h, q_block, q_start = _coords_at(
+                item % ITEMS_PER_GROUP, pid_g, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
                 LAYOUT_BLOCK, 2 * BLOCK_M)
             full_start, n_full, part_start, n_tiles = _row_walk(
                 entry, b, KV_LIMITS, stride_lim_b, LAYOUT_BLOCK, BLOCK_N, HAS_PARTIAL,
@@ -212,8 +217,8 @@ if AVAILABLE:
                 qi = i * Q_BUFS + done % Q_BUFS
                 # A barrier starts in phase 0: the first wait, on the other parity, passes.
                 mbarrier.wait(q_empty.index(qi), ((done // Q_BUFS) & 1) ^ 1)
-                _hand_over_walk(item_smem, qi, item, row, full_start, n_full, part_start,
-                                n_tiles, run_offset, split_slot, one)
+                _hand_over_walk(item_smem, qi, item, b, h, q_block, q_start, pid_g, full_start,
+                                n_full, part_start, n_tiles, run_offset, split_slot, one)
                 mbarrier.expect(q_ready.index(qi), q_desc.block_type.nbytes)
                 tma_load(q_desc, [(b * H + h) * N + q_start + i * BLOCK_M, 0],
                          q_ready.index(qi), q_smem.index(qi))
@@ -363,7 +368,8 @@ if AVAILABLE:
                  stride_kpm_b, stride_lim_b, LAYOUT_BLOCK: gl.constexpr,
                  ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
                  HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
-                 HANDED_WALK: gl.constexpr, STORE_UNDER_NEXT: gl.constexpr):
+                 HANDED_WALK: gl.constexpr, STORE_UNDER_NEXT: gl.constexpr,
+                 RECIPROCAL: gl.constexpr):
         """Warp group WG (query rows ``WG * BLOCK_M`` on of each work item's tile): for
         each item the loader hands it, the online softmax over the walk's key tiles, then
         its rows of O and LSE (or of a split row's workspace) stored, as
@@ -407,14 +413,11 @@ if AVAILABLE:
         item = _handed(item_smem.index(qi * WALK_FIELDS), one)
         while item < ITEMS:
             q_tile = q_smem.index(qi)
-            pid_g = item // ITEMS_PER_GROUP
             if HANDED_WALK:
-                (row, full_start, n_full, part_start, n_tiles, run_offset,
-                 split_slot) = _handed_walk(item_smem, qi, one)
-                entry, b, h, q_block, q_start = _coords_of(
-                    item % ITEMS_PER_GROUP, pid_g, row, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
-                    LAYOUT_BLOCK, 2 * BLOCK_M)
+                (b, h, q_block, q_start, pid_g, full_start, n_full, part_start, n_tiles,
+                 run_offset, split_slot) = _handed_walk(item_smem, qi, one)
             else:
+                pid_g = item // ITEMS_PER_GROUP
                 entry, b, h, q_block, q_start = _coords_at(
                     item % ITEMS_PER_GROUP, pid_g, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
                     LAYOUT_BLOCK, 2 * BLOCK_M)
@@ -502,7 +505,7 @@ if AVAILABLE:
             # Through this warp group's own Q buffer (only its MMAs read it, all
             # completed); once the store has read it, the loader may fetch a later item's
             # Q into it: at once, or with DEFER_STORE under the next item's first scores.
-            out, lse = finish_rows(acc, m_i, l_i, o_layout)
+            out, lse = finish_rows(acc, m_i, l_i, o_layout, RECIPROCAL)
             store_rows(out, lse, q_tile, o_desc, O, LSE, WS_O, WS_LSE, split_slot, b, h,
                        q_block, q_start, pid_g, stride_ob, stride_oh, stride_on, H, N,
                        WS_SLOTS, LAYOUT_BLOCK, TMA_STORE, not DEFER_STORE, s_layout,
@@ -528,7 +531,7 @@ if AVAILABLE:
             Q_BUFS: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
             HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
             HANDED_WALK: gl.constexpr, STORE_UNDER_NEXT: gl.constexpr,
-            CLAIM_AHEAD: gl.constexpr, num_warps: gl.constexpr):
+            CLAIM_AHEAD: gl.constexpr, RECIPROCAL: gl.constexpr, num_warps: gl.constexpr):
         """``ITEMS`` work items, (schedule entry, 128-row query tile) x (batch, head
         repeat), on however many programs the grid has: item ``g * ITEMS_PER_GROUP + i``
         is what ``hopper.hopper_forward_kernel`` does as program (i, g), and each program
@@ -591,14 +594,16 @@ if AVAILABLE:
                         qk_scale, keep_threshold, drop_scale, stride_ob, stride_oh, stride_on,
                         H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
                         stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
-                        HAS_PADDING, HAS_DROPOUT, TMA_STORE, HANDED_WALK, STORE_UNDER_NEXT)),
+                        HAS_PADDING, HAS_DROPOUT, TMA_STORE, HANDED_WALK, STORE_UNDER_NEXT,
+                        RECIPROCAL)),
             (_consume, (1, q_desc, k_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
                         item_smem, k_ready, v_ready, k_empty, v_empty, turn, draws_smem, O, LSE,
                         FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, KPM, KV_LIMITS, SEED,
                         qk_scale, keep_threshold, drop_scale, stride_ob, stride_oh, stride_on,
                         H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
                         stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
-                        HAS_PADDING, HAS_DROPOUT, TMA_STORE, HANDED_WALK, STORE_UNDER_NEXT)),
+                        HAS_PADDING, HAS_DROPOUT, TMA_STORE, HANDED_WALK, STORE_UNDER_NEXT,
+                        RECIPROCAL)),
             (_loader, (q_desc, k_desc, v_desc, q_smem, k_smem, v_smem, q_ready, q_empty, item_smem,
                        k_ready, v_ready, k_empty, v_empty, FULL_IDX, PART_IDX, SCHED, KV_LIMITS,
                        COUNTER, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, ITEMS_PER_GROUP,
@@ -665,5 +670,5 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
         LAYOUT_BLOCK=layout_block, K_STAGES=K_STAGES, V_STAGES=V_STAGES, Q_BUFS=q_bufs,
         ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         HAS_DROPOUT=has_dropout, TMA_STORE=hopper.TMA_STORE, HANDED_WALK=HANDED_WALK,
-        STORE_UNDER_NEXT=STORE_UNDER_NEXT, CLAIM_AHEAD=CLAIM_AHEAD, num_warps=NUM_WARPS,
+        STORE_UNDER_NEXT=STORE_UNDER_NEXT, CLAIM_AHEAD=CLAIM_AHEAD, RECIPROCAL=RECIPROCAL, num_warps=NUM_WARPS,
         maxnreg=MAXNREG)

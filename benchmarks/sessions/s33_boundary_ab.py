@@ -1,0 +1,47 @@
+"""Session 33: the D=128 ping-pong forward's item boundaries, after the trace (calls 3-4,
+``s33_trace.py``) showed where a work item's ~3,600 cycles beyond its tiles go: the
+warp groups' start (~890 cycles: the coordinates' integer divisions and the walk's reads
+from L2) and epilogue (~2,190: O = acc / l by 64 divisions a thread, the split slot read
+from L2, the wait for the O store). Three forms alternate in one process:
+
+* ``session 32``: as on main before;
+* ``handed``: the loader hands each warp group its item's coordinates and walk
+  (``hopper_pingpong.HANDED_WALK``), and the O store finishes under the next item's
+  first scores (``STORE_UNDER_NEXT``): bit for bit the session-32 outputs;
+* ``handed + 1/l``: also O = acc * (1 / l) (``RECIPROCAL``), which may differ from acc / l
+  in the last bit before the cast to bf16.
+
+    python benchmarks/sessions/s33_boundary_ab.py [--rounds 3]
+
+Shapes and patterns as ``s23_persistent_ab``: every variant's O and LSE against the
+first's (bit for bit, else the largest difference), twice each.
+"""
+
+import os
+import sys
+
+import torch
+import triton
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from s23_persistent_ab import compare_forwards  # noqa: E402
+
+from sparseflash.kernels import hopper_pingpong  # noqa: E402
+
+VARIANTS = [("session 32", (False, False, False)), ("handed", (True, True, False)),
+            ("handed + 1/l", (True, True, True))]
+
+
+def _set(flags):
+    (hopper_pingpong.HANDED_WALK, hopper_pingpong.STORE_UNDER_NEXT,
+     hopper_pingpong.RECIPROCAL) = flags
+
+
+def main():
+    print("triton", triton.__version__, "torch", torch.__version__, torch.cuda.get_device_name())
+    rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 3
+    compare_forwards(128, VARIANTS, _set, rounds)
+
+
+if __name__ == "__main__":
+    main()
