@@ -95,9 +95,7 @@ def _compile_pingpong(d, row_runs, has_partial, dtype=torch.bfloat16, padded=Fal
     q_bufs = 1 if dropout and d == 128 else p.Q_BUFS
     consts = dict(LAYOUT_BLOCK=128, K_STAGES=p.K_STAGES, V_STAGES=p.V_STAGES, Q_BUFS=q_bufs,
                   ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=padded,
-                  HAS_DROPOUT=dropout, TMA_STORE=hopper.TMA_STORE, HANDED_WALK=p.HANDED_WALK,
-                  STORE_UNDER_NEXT=p.STORE_UNDER_NEXT, CLAIM_AHEAD=p.CLAIM_AHEAD, RECIPROCAL=p.RECIPROCAL,
-                  num_warps=p.NUM_WARPS)
+                  HAS_DROPOUT=dropout, TMA_STORE=hopper.TMA_STORE, num_warps=p.NUM_WARPS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return triton.compile(GluonASTSource(kernel, sig, consts),

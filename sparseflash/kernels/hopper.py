@@ -433,7 +433,7 @@ if AVAILABLE:
         for i in gl.static_range(STAGES):
             mbarrier.invalidate(k_bar.index(i))
             mbarrier.invalidate(v_bar.index(i))
-        out, lse = finish_rows(acc, m_i, l_i, o_layout, False)
+        out, lse = finish_rows(acc, m_i, l_i, o_layout)
         entry, b, h, q_block, q_start = _coords(SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
                                                 LAYOUT_BLOCK, BLOCK_M)
         # (Every MMA reading Q has completed: its buffer may hold the output.)
@@ -442,18 +442,16 @@ if AVAILABLE:
                    H, N, WS_SLOTS, LAYOUT_BLOCK, TMA_STORE, True, s_layout, o_layout)
 
     @gluon.jit
-    def finish_rows(acc, m_i, l_i, o_layout: gl.constexpr, RECIPROCAL: gl.constexpr):
+    def finish_rows(acc, m_i, l_i, o_layout: gl.constexpr):
         """The output ``acc / l_i`` (BLOCK_M, D) and base-2 log-sum-exp of the rows whose
         online softmax ended at maxima ``m_i`` and sums ``l_i``; rows with no key get O = 0
         and lse = -inf (never NaN)."""
         has_keys = l_i > 0.0
         l_safe = gl.where(has_keys, l_i, 1.0)
-        if RECIPROCAL:
-            inv = gl.convert_layout(1.0 / l_safe, gl.SliceLayout(1, o_layout))
-            out = acc * gl.expand_dims(inv, 1)
-        else:
-            out = acc / gl.expand_dims(gl.convert_layout(l_safe, gl.SliceLayout(1, o_layout)),
-                                       1)
+        # One division a row, not one an element (64 a thread at D=128, on the ping-pong
+        # forward's path between two work items; the same bits on an H200, NOTES v35).
+        inv = gl.convert_layout(1.0 / l_safe, gl.SliceLayout(1, o_layout))
+        out = acc * gl.expand_dims(inv, 1)
         lse = gl.where(has_keys, m_i + gl.log2(l_safe), float("-inf"))
         return out, lse
 

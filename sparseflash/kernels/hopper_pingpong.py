@@ -46,6 +46,21 @@ alternating (``s24_split_ring_ab.py``, forward ms at 16K tokens, H200): ``local(
 0.121 against 0.132, ``local(3)`` 0.215-0.220 against 0.229-0.230, random+global 0.225
 against 0.233-0.234, ``butterfly`` 0.243-0.253 against 0.255-0.268; dense and causal even.
 
+Between two items nothing waits on memory (session 33, NOTES v35). A clock trace
+(``benchmarks/sessions/s33_trace.py``, H200, D=128) put a 7-tile item at ~3,600 cycles
+over 7 rounds, nearly all of it in each warp group's path from its last ``P V`` to its
+next first scores: the start (~890 cycles: the coordinates' integer divisions, the walk
+read from L2) and the epilogue (~2,190: 64 divisions a thread for O = acc / l, the split
+slot read from L2, the wait for the O store to read the Q buffer). Now the loader, which
+reads the tables anyway, hands each warp group the item's coordinates and walk through
+shared memory (:func:`_hand_over_walk`), O is acc * (1 / l), and with two Q buffers the
+store finishes under the next item's first scores (:func:`_release_q`). Against the
+session-32 form, alternating in both orders (``s33_boundary_ab.py``, forward ms, best of
+three, outputs bit for bit equal): ``local(1)`` 0.114 against 0.119-0.122, ``local(3)``
+0.209-0.218 against 0.222-0.226, ``butterfly`` 0.240 against 0.247, random+global 0.221
+against 0.225, causal 1-2% faster; dense 0.7-1.7% slower, which neither the trace (dense
+items' rounds as long as before) nor the two orders explain.
+
 Dropout (session 29, NOTES v31): each warp group draws its key tile's dropout draws
 (``hopper_dropout.draw``: the Triton kernels' Philox bits, one call a thread per eight
 keys) into a shared buffer of its own while the tile's products run, and after the
@@ -87,17 +102,6 @@ MAXNREG = 168
 #: Where not None, at most this many programs (tests: many work items a program on small
 #: inputs); else one an SM.
 MAX_PROGRAMS = None
-#: (Session 33 A/B knobs.) The warp groups take each item's walk from the loader
-#: (``HANDED_WALK``) instead of reading the tables; a warp group's O store finishes under
-#: its next item's first products, its Q buffer then going back to the loader
-#: (``STORE_UNDER_NEXT``, with two Q buffers a warp group).
-HANDED_WALK = True
-STORE_UNDER_NEXT = True
-#: (Session 33 A/B knob.) The loader claims its next item this many key tiles before it
-#: issues the current item's last (0: after it).
-CLAIM_AHEAD = 0
-#: (Session 33 A/B knob.) O as acc times 1 / l (one division a row) instead of acc / l.
-RECIPROCAL = True
 #: Head dims at which calls with dropout run this kernel (with ``SPARSEFLASH_PINGPONG``
 #: ``auto``), whichever kernel runs the calls without: the Triton forward elsewhere.
 DROPOUT_HEAD_DIMS = (64, 128)
@@ -180,12 +184,12 @@ if AVAILABLE:
                 k_ready, v_ready, k_empty, v_empty, FULL_IDX, PART_IDX, SCHED, KV_LIMITS,
                 COUNTER, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, ITEMS_PER_GROUP, ITEMS,
                 stride_lim_b, LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr,
-                HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
-                CLAIM_AHEAD: gl.constexpr):
+                HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr):
         """One warp: takes the program's work items from ``COUNTER`` one by one, and for
         each, its first K/V tile into the ring (a slot both warp groups released), its two
-        Q tiles with the item's number (the buffers each warp group released after its
-        epilogue), then the rest of its K/V tiles. The slots free up at the previous
+        Q tiles with the item's number, coordinates and walk (:func:`_hand_over_walk`;
+        the buffers each warp group released after its O store), then the rest of its K/V
+        tiles. The slots free up at the previous
         item's last ``P V``, the Q buffers only after its stores, so the next item's first
         keys load while the warp groups finish. Past the last item, the number ``ITEMS``
         tells the warp groups to stop."""
@@ -222,22 +226,14 @@ if AVAILABLE:
                 mbarrier.expect(q_ready.index(qi), q_desc.block_type.nbytes)
                 tma_load(q_desc, [(b * H + h) * N + q_start + i * BLOCK_M, 0],
                          q_ready.index(qi), q_smem.index(qi))
-            # The next item is claimed CLAIM_AHEAD tiles before this one's last is issued:
-            # the counter's round trip then runs under the waits for free buffers.
-            claim_at = gl.maximum(first, n_tiles - CLAIM_AHEAD)
-            for t in range(first, claim_at):
-                _issue_slot(k_desc, v_desc, k_smem, v_smem, k_ready, v_ready, k_empty,
-                            v_empty, FULL_IDX, PART_IDX, t, ring + t, n_full, n_tiles,
-                            full_start, part_start, run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N,
-                            ROW_RUNS, HAS_PARTIAL)
-            item = gl.atomic_add(COUNTER, 1)
-            for t in range(claim_at, n_tiles):
+            for t in range(first, n_tiles):
                 _issue_slot(k_desc, v_desc, k_smem, v_smem, k_ready, v_ready, k_empty,
                             v_empty, FULL_IDX, PART_IDX, t, ring + t, n_full, n_tiles,
                             full_start, part_start, run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N,
                             ROW_RUNS, HAS_PARTIAL)
             ring += n_tiles
             done += 1
+            item = gl.atomic_add(COUNTER, 1)
         for i in gl.static_range(2):
             qi = i * Q_BUFS + done % Q_BUFS
             mbarrier.wait(q_empty.index(qi), ((done // Q_BUFS) & 1) ^ 1)
@@ -362,18 +358,18 @@ if AVAILABLE:
     @gluon.jit
     def _consume(WG: gl.constexpr, q_desc, k_desc, o_desc, q_smem, k_smem, v_smem, q_ready,
                  q_empty, item_smem, k_ready, v_ready, k_empty, v_empty, turn, draws_smem, O,
-                 LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, KPM, KV_LIMITS, SEED,
+                 LSE, FULL_IDX, PART_IDX, PART_CODE, WS_O, WS_LSE, KPM, KV_LIMITS, SEED,
                  qk_scale, keep_threshold, drop_scale, stride_ob, stride_oh, stride_on, H, N,
-                 Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
-                 stride_kpm_b, stride_lim_b, LAYOUT_BLOCK: gl.constexpr,
-                 ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
-                 HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
-                 HANDED_WALK: gl.constexpr, STORE_UNDER_NEXT: gl.constexpr,
-                 RECIPROCAL: gl.constexpr):
+                 Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, stride_kpm_b, stride_lim_b,
+                 LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
+                 HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr):
         """Warp group WG (query rows ``WG * BLOCK_M`` on of each work item's tile): for
-        each item the loader hands it, the online softmax over the walk's key tiles, then
-        its rows of O and LSE (or of a split row's workspace) stored, as
-        ``hopper.hopper_forward_kernel`` stores them, and its Q buffer handed back. With
+        each item the loader hands it (with its coordinates and walk, so that nothing of
+        the tables is read between two items), the online softmax over the walk's key
+        tiles, then its rows of O and LSE (or of a split row's workspace) stored, as
+        ``hopper.hopper_forward_kernel`` stores them, and its Q buffer handed back: with
+        two Q buffers a warp group, once the O store has read it, which it does under the
+        next item's first scores. With
         ``HAS_PADDING`` the walk is cut as the loader cuts it and the tiles that reach the
         sequence's first padding key mask their padding keys. With ``HAS_DROPOUT`` each
         tile's scores are dropped as the Triton forward drops them (``hopper_dropout``'s
@@ -403,7 +399,7 @@ if AVAILABLE:
 
         Q_BUFS: gl.constexpr = q_smem.shape[0] // 2  # this warp group's Q buffers
         # With one Q buffer the loader could not fetch the next item's Q before the store.
-        DEFER_STORE: gl.constexpr = STORE_UNDER_NEXT and Q_BUFS > 1
+        DEFER_STORE: gl.constexpr = Q_BUFS > 1
         ring = 0    # K/V tiles the program consumed so far: the rings' position
         rounds = 0  # rounds of MMAs each warp group issued so far (the turns' count)
         done = 0    # work items finished
@@ -413,21 +409,8 @@ if AVAILABLE:
         item = _handed(item_smem.index(qi * WALK_FIELDS), one)
         while item < ITEMS:
             q_tile = q_smem.index(qi)
-            if HANDED_WALK:
-                (b, h, q_block, q_start, pid_g, full_start, n_full, part_start, n_tiles,
-                 run_offset, split_slot) = _handed_walk(item_smem, qi, one)
-            else:
-                pid_g = item // ITEMS_PER_GROUP
-                entry, b, h, q_block, q_start = _coords_at(
-                    item % ITEMS_PER_GROUP, pid_g, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
-                    LAYOUT_BLOCK, 2 * BLOCK_M)
-                full_start, n_full, part_start, n_tiles = _row_walk(
-                    entry, b, KV_LIMITS, stride_lim_b, LAYOUT_BLOCK, BLOCK_N, HAS_PARTIAL,
-                    HAS_PADDING)
-                # The run's first key, which only padded tiles and dropout's draws read.
-                run_offset = _run_offset(FULL_IDX, full_start, n_full, LAYOUT_BLOCK,
-                                         ROW_RUNS and (HAS_PADDING or HAS_DROPOUT))
-                split_slot = gl.load(entry + ENTRY_SLOT)
+            (b, h, q_block, q_start, pid_g, full_start, n_full, part_start, n_tiles,
+             run_offset, split_slot) = _handed_walk(item_smem, qi, one)
             q_start += WG * BLOCK_M
             kpm_row, first_padding = _padding(KPM, KV_LIMITS, b, stride_kpm_b, stride_lim_b,
                                               LAYOUT_HEADS * NUM_Q_BLOCKS, Nk, HAS_PADDING)
@@ -505,7 +488,7 @@ if AVAILABLE:
             # Through this warp group's own Q buffer (only its MMAs read it, all
             # completed); once the store has read it, the loader may fetch a later item's
             # Q into it: at once, or with DEFER_STORE under the next item's first scores.
-            out, lse = finish_rows(acc, m_i, l_i, o_layout, RECIPROCAL)
+            out, lse = finish_rows(acc, m_i, l_i, o_layout)
             store_rows(out, lse, q_tile, o_desc, O, LSE, WS_O, WS_LSE, split_slot, b, h,
                        q_block, q_start, pid_g, stride_ob, stride_oh, stride_on, H, N,
                        WS_SLOTS, LAYOUT_BLOCK, TMA_STORE, not DEFER_STORE, s_layout,
@@ -530,8 +513,7 @@ if AVAILABLE:
             LAYOUT_BLOCK: gl.constexpr, K_STAGES: gl.constexpr, V_STAGES: gl.constexpr,
             Q_BUFS: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
             HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
-            HANDED_WALK: gl.constexpr, STORE_UNDER_NEXT: gl.constexpr,
-            CLAIM_AHEAD: gl.constexpr, RECIPROCAL: gl.constexpr, num_warps: gl.constexpr):
+            num_warps: gl.constexpr):
         """``ITEMS`` work items, (schedule entry, 128-row query tile) x (batch, head
         repeat), on however many programs the grid has: item ``g * ITEMS_PER_GROUP + i``
         is what ``hopper.hopper_forward_kernel`` does as program (i, g), and each program
@@ -590,25 +572,20 @@ if AVAILABLE:
         gl.warp_specialize([
             (_consume, (0, q_desc, k_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
                         item_smem, k_ready, v_ready, k_empty, v_empty, turn, draws_smem, O, LSE,
-                        FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, KPM, KV_LIMITS, SEED,
+                        FULL_IDX, PART_IDX, PART_CODE, WS_O, WS_LSE, KPM, KV_LIMITS, SEED,
                         qk_scale, keep_threshold, drop_scale, stride_ob, stride_oh, stride_on,
-                        H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
-                        stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
-                        HAS_PADDING, HAS_DROPOUT, TMA_STORE, HANDED_WALK, STORE_UNDER_NEXT,
-                        RECIPROCAL)),
+                        H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
+                        HAS_PADDING, HAS_DROPOUT, TMA_STORE)),
             (_consume, (1, q_desc, k_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
                         item_smem, k_ready, v_ready, k_empty, v_empty, turn, draws_smem, O, LSE,
-                        FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, KPM, KV_LIMITS, SEED,
+                        FULL_IDX, PART_IDX, PART_CODE, WS_O, WS_LSE, KPM, KV_LIMITS, SEED,
                         qk_scale, keep_threshold, drop_scale, stride_ob, stride_oh, stride_on,
-                        H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS,
-                        stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
-                        HAS_PADDING, HAS_DROPOUT, TMA_STORE, HANDED_WALK, STORE_UNDER_NEXT,
-                        RECIPROCAL)),
+                        H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
+                        HAS_PADDING, HAS_DROPOUT, TMA_STORE)),
             (_loader, (q_desc, k_desc, v_desc, q_smem, k_smem, v_smem, q_ready, q_empty, item_smem,
                        k_ready, v_ready, k_empty, v_empty, FULL_IDX, PART_IDX, SCHED, KV_LIMITS,
                        COUNTER, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, ITEMS_PER_GROUP,
-                       ITEMS, stride_lim_b, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, HAS_PADDING,
-                       CLAIM_AHEAD)),
+                       ITEMS, stride_lim_b, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, HAS_PADDING)),
         ], [4, 1], [240, 24])
 
 
@@ -669,6 +646,5 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
          items, stride_kpm_b, stride_lim_b),
         LAYOUT_BLOCK=layout_block, K_STAGES=K_STAGES, V_STAGES=V_STAGES, Q_BUFS=q_bufs,
         ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
-        HAS_DROPOUT=has_dropout, TMA_STORE=hopper.TMA_STORE, HANDED_WALK=HANDED_WALK,
-        STORE_UNDER_NEXT=STORE_UNDER_NEXT, CLAIM_AHEAD=CLAIM_AHEAD, RECIPROCAL=RECIPROCAL, num_warps=NUM_WARPS,
+        HAS_DROPOUT=has_dropout, TMA_STORE=hopper.TMA_STORE, num_warps=NUM_WARPS,
         maxnreg=MAXNREG)
