@@ -7,10 +7,14 @@ Reads the run records of one GPU (those whose ``note`` contains any ``--note``; 
 measurement of each point wins, as ``benchmarks.plots`` reads them) and prints, for each
 timer they hold (``events``: ``do_bench``; ``cudagraph``: replayed CUDA graphs):
 
-* the README's table: per pattern (densest first), sparseflash's TFLOP/s at each head dim
-  and mode, with its share of the dense figure and its ratio to FlexAttention's; a row
-  whose wall time is over 1.1x its kernels' summed time (``kernel_ms``) and under 1 ms is
-  starred, as set by the host rather than the kernels;
+* the README's table of the peers (:func:`peer_table`): per head dim and pattern,
+  sparseflash's TFLOP/s in each mode beside FlexAttention's and their ratio, and cuDNN's
+  where it ran (dense and causal);
+* the README's table of shares (:func:`readme_table`): per pattern (densest first),
+  sparseflash's TFLOP/s at each head dim and mode, with its share of the dense figure and
+  its ratio to FlexAttention's;
+* in both, a figure whose wall time is over 1.1x its kernels' summed time (``kernel_ms``)
+  and under 1 ms is starred, as set by the host rather than the kernels;
 * cuDNN's dense and causal figures and their ratios to Flex, and the backward by
   difference (fwd+bwd less fwd) against cuDNN's;
 * each target the rows can be checked against, and the rows that miss it: dense at
@@ -93,6 +97,33 @@ class Table:
 
 def _pattern_cell(pattern: str, density: float) -> str:
     return f"`{pattern.replace('|', chr(92) + '|')}` ({density:.1%})"
+
+
+def peer_table(table: Table) -> str:
+    """Markdown: a row per head dim and pattern, for each mode sparseflash's TFLOP/s,
+    Flex's and their ratio, then cuDNN's figures in the modes' order where it ran; a star
+    where the host set sparseflash's time."""
+    header = (["pattern (density)", "D"]
+              + [cell for m in table.modes for cell in (f"{m}: sparseflash", "Flex", "ratio")]
+              + ["cuDNN " + " / ".join(table.modes)])
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for d in table.head_dims:
+        for pattern in table.patterns:
+            if not any(table.get("sparseflash", pattern, d, m) for m in table.modes):
+                continue
+            cells = [_pattern_cell(pattern, table.density[pattern]), str(d)]
+            for mode in table.modes:
+                own, flex = (table.get(method, pattern, d, mode)
+                             for method in ("sparseflash", "flex"))
+                star = "*" if table.host_bound(pattern, d, mode) else ""
+                ratio = table.ratio(pattern, d, mode)
+                cells += [f"{own['tflops']:.0f}{star}" if own else "",
+                          f"{flex['tflops']:.0f}" if flex else "",
+                          f"{ratio:.2f}x{star}" if ratio else ""]
+            cudnn = [table.get("sdpa-cudnn", pattern, d, m) for m in table.modes]
+            cells.append(" / ".join(f"{r['tflops']:.0f}" for r in cudnn if r))
+            lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def readme_table(table: Table) -> str:
@@ -184,6 +215,7 @@ def report(rows: Sequence[Dict]) -> str:
         if not table.patterns:
             continue
         parts += [f"## {gpu}, timer {timer}, N = {n}, {dtype}", "",
+                  "TFLOP/s against the peers; * set by the host", "", peer_table(table), "",
                   "TFLOP/s (share of sparseflash's dense figure, ratio to Flex); "
                   "* set by the host", "", readme_table(table), ""]
         parts += [f"- {line}" for line in cudnn_lines(table)]

@@ -532,6 +532,18 @@ def test_targets_table_gives_shares_ratios_and_stars_host_bound_rows():
     assert "| `local(3)` (10.0%) | 340* (85%, 1.70x) | 306 (85%, 1.70x) |" in text
 
 
+def test_targets_peer_table_puts_flex_and_cudnn_beside_each_row():
+    """The README's first table: sparseflash, Flex and their ratio in each mode, cuDNN's
+    figures where it ran, the host-set figure and its ratio starred."""
+    from benchmarks import targets
+    text = targets.peer_table(targets.Table(_target_rows()))
+    assert text.splitlines()[0] == ("| pattern (density) | D | fwd: sparseflash | Flex | ratio "
+                                    "| fwd+bwd: sparseflash | Flex | ratio "
+                                    "| cuDNN fwd / fwd+bwd |")
+    assert "| `dense` (100.0%) | 64 | 400 | 200 | 2.00x | 360 | 180 | 2.00x | 420 / 378 |" in text
+    assert "| `local(3)` (10.0%) | 64 | 340* | 200 | 1.70x* | 306 | 180 | 1.70x |  |" in text
+
+
 def test_targets_misses_name_each_row_under_its_target():
     from benchmarks import targets
     assert (targets.flex_target("dense", 64), targets.flex_target("dense", 128),
