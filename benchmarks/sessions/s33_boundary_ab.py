@@ -13,6 +13,9 @@ from L2, the wait for the O store). Three forms alternate in one process:
 
     python benchmarks/sessions/s33_boundary_ab.py [--rounds 3] [--reversed]
 
+Runs on the knobs' tree (calls 5-6 ran it): ``git checkout 2b1026e && git apply
+benchmarks/sessions/s33_boundary.patch``; main keeps the last variant without knobs.
+
 Shapes and patterns as ``s23_persistent_ab``: every variant's O and LSE against the
 first's (bit for bit, else the largest difference), twice each.
 """

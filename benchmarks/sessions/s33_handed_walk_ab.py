@@ -7,6 +7,11 @@ item's first scores (``STORE_UNDER_NEXT``).
 
     python benchmarks/sessions/s33_handed_walk_ab.py [--rounds 2]
 
+Runs on the knobs' tree: ``git checkout 2b1026e && git apply
+benchmarks/sessions/s33_boundary.patch`` (main keeps the form they chose, without knobs;
+call 1 ran commit e486087, whose loader handed over the item's layout row and walk, eight
+ints, where the patch's hands over its coordinates too).
+
 The four combinations alternate in one process, with ``s23_persistent_ab``'s shapes,
 patterns and timing; every variant's O and LSE must equal the first's bit for bit (the
 same arithmetic per item), twice each, which would show a race in the moved barrier.

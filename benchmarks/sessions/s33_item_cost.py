@@ -2,6 +2,9 @@
 
     python benchmarks/sessions/s33_item_cost.py [--rounds 2]
 
+Runs on the knobs' tree: ``git checkout 2b1026e && git apply
+benchmarks/sessions/s33_boundary.patch`` (call 2 ran commit bc83afd).
+
 Call 1 (``s33_handed_walk_ab.py``) took the warp groups' table reads and O-store wait off
 the item boundaries and changed nothing measurable, so the ~2.6 us an item beyond the
 dense rate a tile (fitted from ``local(1)`` and ``local(3)``, NOTES v35) lies elsewhere.

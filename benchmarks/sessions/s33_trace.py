@@ -1,8 +1,10 @@
-"""Session 33: a clock trace of the D=128 ping-pong forward's work items (branch
-``s33-trace``; ``sessions/s33_trace.patch``), to find the ~2.2 us an item costs beyond
-its tiles (NOTES v35).
+"""Session 33: a clock trace of the D=128 ping-pong forward's work items, to find the
+~2.2 us an item costs beyond its tiles (NOTES v35).
 
     python benchmarks/sessions/s33_trace.py OUT_DIR [--both]
+
+Runs on the traced tree (calls 3-4 ran it): ``git checkout 2b1026e && git apply
+benchmarks/sessions/s33_trace.patch``.
 
 With ``hopper_pingpong.TRACING`` each warp group and the loader of the first 8 programs
 write the SM's ``%clock64`` at fixed points of their first 24 items into an int64 buffer
@@ -11,9 +13,10 @@ issued, its first softmax done, the end of each later round, the last round's tu
 last ``P V`` done, the epilogue done (and ``%globaltimer`` at the start and the epilogue,
 to turn cycles into time); the loader when it has the item, its walk read, its first
 tile, each Q, each later tile issued. Session-32 kernel otherwise (``HANDED_WALK`` and
-``STORE_UNDER_NEXT`` off; with ``--both``, on). B=1, H=16, N=16K, bf16, D=128: ``local(1)``, ``local(3)``,
-``local(7)`` and dense; the trace buffers go to OUT_DIR/trace-<pattern>.pt, a summary
-(median over the traced items past each program's first) to stdout.
+``STORE_UNDER_NEXT`` off; with ``--both``, on). B=1, H=16, N=16K, bf16, D=128:
+``local(1)``, ``local(3)``, ``local(7)`` and dense; the trace buffers go to
+OUT_DIR/trace-<pattern>.pt, a summary (median over the traced items past each program's
+first) to stdout.
 """
 
 import os
