@@ -44,8 +44,8 @@ def kv_heads_probe(rounds):
                 k, v = (torch.randn(B, h_kv, N, D, device="cuda", dtype=torch.bfloat16,
                                     generator=gen) for _ in range(2))
                 launch.clear_plans()
-                run = lambda: launch.forward(q, k, v, tables, meta, D ** -0.5, None, None,  # noqa: E731
-                                             0, 0.0)
+                run = lambda: launch.forward(  # noqa: E731
+                    q, k, v, tables, meta, D ** -0.5, None, None, 0, 0.0)
                 ms = triton.testing.do_bench(run, warmup=25, rep=200)
                 items_per_sm = B * H * (N // 128) / torch.cuda.get_device_properties(
                     0).multi_processor_count

@@ -47,8 +47,8 @@ alternating (``s24_split_ring_ab.py``, forward ms at 16K tokens, H200): ``local(
 against 0.233-0.234, ``butterfly`` 0.243-0.253 against 0.255-0.268; dense and causal even.
 
 Between two items nothing waits on memory (session 33, NOTES v35). A clock trace
-(``benchmarks/sessions/s33_trace.py``, H200, D=128) put a 7-tile item at ~3,600 cycles
-over 7 rounds, nearly all of it in each warp group's path from its last ``P V`` to its
+(``benchmarks/sessions/s33_trace.py``, H200, D=128) put a 7-tile item at ~3,500 cycles
+over 7 dense rounds, nearly all of it in each warp group's path from its last ``P V`` to its
 next first scores: the start (~890 cycles: the coordinates' integer divisions, the walk
 read from L2) and the epilogue (~2,190: 64 divisions a thread for O = acc / l, the split
 slot read from L2, the wait for the O store to read the Q buffer). Now the loader, which
@@ -120,12 +120,12 @@ if AVAILABLE:
     from triton.experimental.gluon.language.nvidia.hopper import (mbarrier, warpgroup_mma,
                                                                   warpgroup_mma_wait)
 
-    #: The ints the loader hands a warp group with each item (:func:`_hand_over_walk`).
-    WALK_FIELDS = gl.constexpr(12)
-
     from .hopper import (_coords_at, _issue_kv_at, _padding, _partial_mask,
                          _row_walk, _run_offset, _softmax_step, _tile_keys, finish_rows,
                          mask_padding, store_rows, sync_partition, tma, tma_load)
+
+    #: The ints the loader hands a warp group with each item (:func:`_hand_over_walk`).
+    WALK_FIELDS = gl.constexpr(12)
 
     @gluon.jit
     def _hand_over(slot, value, layout: gl.constexpr):
@@ -189,10 +189,9 @@ if AVAILABLE:
         each, its first K/V tile into the ring (a slot both warp groups released), its two
         Q tiles with the item's number, coordinates and walk (:func:`_hand_over_walk`;
         the buffers each warp group released after its O store), then the rest of its K/V
-        tiles. The slots free up at the previous
-        item's last ``P V``, the Q buffers only after its stores, so the next item's first
-        keys load while the warp groups finish. Past the last item, the number ``ITEMS``
-        tells the warp groups to stop."""
+        tiles. The slots free up at the previous item's last ``P V``, the Q buffers only
+        after its stores, so the next item's first keys load while the warp groups finish.
+        Past the last item, the number ``ITEMS`` tells the warp groups to stop."""
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
         BLOCK_N: gl.constexpr = k_desc.block_type.shape[0]
         Q_BUFS: gl.constexpr = q_smem.shape[0] // 2  # a warp group's Q buffers
@@ -361,17 +360,18 @@ if AVAILABLE:
                  LSE, FULL_IDX, PART_IDX, PART_CODE, WS_O, WS_LSE, KPM, KV_LIMITS, SEED,
                  qk_scale, keep_threshold, drop_scale, stride_ob, stride_oh, stride_on, H, N,
                  Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, stride_kpm_b, stride_lim_b,
-                 LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
-                 HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr):
+                 LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
+                 HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr,
+                 TMA_STORE: gl.constexpr):
         """Warp group WG (query rows ``WG * BLOCK_M`` on of each work item's tile): for
         each item the loader hands it (with its coordinates and walk, so that nothing of
         the tables is read between two items), the online softmax over the walk's key
         tiles, then its rows of O and LSE (or of a split row's workspace) stored, as
-        ``hopper.hopper_forward_kernel`` stores them, and its Q buffer handed back: with
-        two Q buffers a warp group, once the O store has read it, which it does under the
-        next item's first scores. With
-        ``HAS_PADDING`` the walk is cut as the loader cuts it and the tiles that reach the
-        sequence's first padding key mask their padding keys. With ``HAS_DROPOUT`` each
+        ``hopper.hopper_forward_kernel`` stores them, and its Q buffer handed back (with
+        two Q buffers a warp group, once the O store has read it, under the next item's
+        first scores). With ``HAS_PADDING`` the walk is cut as the loader cuts it and the
+        tiles that reach the sequence's first padding key mask their padding keys. With
+        ``HAS_DROPOUT`` each
         tile's scores are dropped as the Triton forward drops them (``hopper_dropout``'s
         draws, in ``draws_smem``'s buffer WG), after the row sums took them, and O is
         scaled by ``drop_scale`` = 1 / (1 - p) once, in the epilogue."""
@@ -574,14 +574,16 @@ if AVAILABLE:
                         item_smem, k_ready, v_ready, k_empty, v_empty, turn, draws_smem, O, LSE,
                         FULL_IDX, PART_IDX, PART_CODE, WS_O, WS_LSE, KPM, KV_LIMITS, SEED,
                         qk_scale, keep_threshold, drop_scale, stride_ob, stride_oh, stride_on,
-                        H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
-                        HAS_PADDING, HAS_DROPOUT, TMA_STORE)),
+                        H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, stride_kpm_b,
+                        stride_lim_b, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, HAS_PADDING,
+                        HAS_DROPOUT, TMA_STORE)),
             (_consume, (1, q_desc, k_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
                         item_smem, k_ready, v_ready, k_empty, v_empty, turn, draws_smem, O, LSE,
                         FULL_IDX, PART_IDX, PART_CODE, WS_O, WS_LSE, KPM, KV_LIMITS, SEED,
                         qk_scale, keep_threshold, drop_scale, stride_ob, stride_oh, stride_on,
-                        H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL,
-                        HAS_PADDING, HAS_DROPOUT, TMA_STORE)),
+                        H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, stride_kpm_b,
+                        stride_lim_b, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, HAS_PADDING,
+                        HAS_DROPOUT, TMA_STORE)),
             (_loader, (q_desc, k_desc, v_desc, q_smem, k_smem, v_smem, q_ready, q_empty, item_smem,
                        k_ready, v_ready, k_empty, v_empty, FULL_IDX, PART_IDX, SCHED, KV_LIMITS,
                        COUNTER, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, ITEMS_PER_GROUP,
