@@ -187,8 +187,9 @@ def _check_gluon_kernel(module, launcher, name, case, dtype, monkeypatch):
 # The warp-specialised ping-pong forward (kernels.hopper_pingpong; the Gluon forward's
 # kernel at D=128 by default): runs and table walks, causal diagonals and ragged ends,
 # GQA with a split global row, a per-head layout, a key length other than the query
-# length, long causal rows at 16 heads; and once at D=64 (SPARSEFLASH_PINGPONG=1). The
-# backward runs on its output.
+# length, long causal rows at 16 heads, rows of one tile (an item's last round and the
+# next one's first merged, with no round between); and once at D=64
+# (SPARSEFLASH_PINGPONG=1). The backward runs on its output.
 PINGPONG_CASES = [c for c in GLUON_CASES if c[6] == 128] + [
     ("local(1) | global(1)", 2, 4, 2, 4096, 4096, 128, 128, False),
     ("causal", 2, 8, 8, 4096, 4096, 128, 128, False),
@@ -196,6 +197,7 @@ PINGPONG_CASES = [c for c in GLUON_CASES if c[6] == 128] + [
     ("per_head(local(1), causal)", 1, 2, 2, 1024, 1024, 128, 128, False),
     ("causal | global(1)", 1, 4, 4, 1000, 1000, 64, 128, False),
     ("causal | global(1)", 2, 4, 4, 1000, 1000, 64, 128, "holes"),
+    ("local(0)", 2, 4, 4, 1024, 1024, 128, 128, "holes"),
 ]
 
 
