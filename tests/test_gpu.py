@@ -187,8 +187,8 @@ def _check_gluon_kernel(module, launcher, name, case, dtype, monkeypatch):
 # The warp-specialised ping-pong forward (kernels.hopper_pingpong; the Gluon forward's
 # kernel at D=128 by default): runs and table walks, causal diagonals and ragged ends,
 # GQA with a split global row, a per-head layout, a key length other than the query
-# length, long causal rows at 16 heads, rows of one tile (an item's last round and the
-# next one's first merged, with no round between); and once at D=64
+# length, long causal rows at 16 heads, rows of one tile with key padding (every item's
+# first round is its last but one, item after item); and once at D=64
 # (SPARSEFLASH_PINGPONG=1). The backward runs on its output.
 PINGPONG_CASES = [c for c in GLUON_CASES if c[6] == 128] + [
     ("local(1) | global(1)", 2, 4, 2, 4096, 4096, 128, 128, False),
