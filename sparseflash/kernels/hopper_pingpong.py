@@ -364,17 +364,17 @@ if AVAILABLE:
                  HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr,
                  TMA_STORE: gl.constexpr):
         """Warp group WG (query rows ``WG * BLOCK_M`` on of each work item's tile): for
-        each item the loader hands it (with its coordinates and walk, so that nothing of
-        the tables is read between two items), the online softmax over the walk's key
-        tiles, then its rows of O and LSE (or of a split row's workspace) stored, as
-        ``hopper.hopper_forward_kernel`` stores them, and its Q buffer handed back (with
-        two Q buffers a warp group, once the O store has read it, under the next item's
-        first scores). With ``HAS_PADDING`` the walk is cut as the loader cuts it and the
-        tiles that reach the sequence's first padding key mask their padding keys. With
-        ``HAS_DROPOUT`` each
-        tile's scores are dropped as the Triton forward drops them (``hopper_dropout``'s
-        draws, in ``draws_smem``'s buffer WG), after the row sums took them, and O is
-        scaled by ``drop_scale`` = 1 / (1 - p) once, in the epilogue."""
+        each item the loader hands it (with its coordinates and walk, so that the schedule
+        and walk tables are not read between two items), the online softmax over the
+        walk's key tiles, then its rows of O and LSE (or of a split row's workspace)
+        stored, as ``hopper.hopper_forward_kernel`` stores them, and its Q buffer handed
+        back (with two Q buffers a warp group, once the O store has read it, under the
+        next item's first scores). With ``HAS_PADDING`` the walk is cut as the loader cuts
+        it, the sequence's first padding key is read at each item's start, and the tiles
+        that reach it mask their padding keys. With ``HAS_DROPOUT`` each tile's scores are
+        dropped as the Triton forward drops them (``hopper_dropout``'s draws, in
+        ``draws_smem``'s buffer WG), after the row sums took them, and O is scaled by
+        ``drop_scale`` = 1 / (1 - p) once, in the epilogue."""
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
         D: gl.constexpr = q_desc.block_type.shape[1]
         BLOCK_N: gl.constexpr = k_desc.block_type.shape[0]
