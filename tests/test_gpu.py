@@ -746,6 +746,21 @@ def test_fused_backward_with_dropout_against_float64(case, dtype, monkeypatch):
     assert calls, "the fused backward did not run"
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_fused_backward_dq_cast_rounds_as_torch(dtype):
+    """The fused backward's cast of the float32 dQ sum (``hopper_fused.dq_cast_kernel``)
+    bit for bit ``Tensor.to``'s (round to nearest even), on strided output and a ragged
+    last row tile; the interpreter's bfloat16 truncates, so the CPU test cannot say."""
+    from sparseflash.kernels import hopper_fused
+    B, H, N, D = 2, 3, 1000, 128
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    dq_acc = torch.randn(B * H * N, D, device="cuda", generator=gen) * 3
+    dq = torch.empty(B, N, H, D, device="cuda", dtype=dtype).transpose(1, 2)
+    hopper_fused.dq_cast_kernel[(-(-N // 64), B * H)](
+        dq_acc, dq, *dq.stride()[:3], H, N, D=D, BLOCK_M=64, REVERSED=True)
+    assert torch.equal(dq, dq_acc.view(B, H, N, D).to(dtype))
+
+
 def test_gluon_keep_mask_is_the_triton_kernels():
     """The Gluon draws, read back in the fused backward's score-tile layout (keys as
     rows) and in the ping-pong forward's (queries as rows), bit for bit the Triton

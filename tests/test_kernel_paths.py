@@ -279,11 +279,13 @@ def test_launch_plans_follow_strides_batch_and_settings(monkeypatch):
     assert len(launch._PLANS) == 14
 
 
+@pytest.mark.parametrize("reversed_", [False, True], ids=["in-order", "reversed"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_fused_backward_delta_kernel(dtype):
+def test_fused_backward_delta_kernel(dtype, reversed_):
     """The fused backward's first launch (``hopper_fused.delta_kernel``; the fused kernel
     itself is Gluon, which has no interpreter): ``delta = rowsum(dO * O)`` on a strided O,
-    a ragged last row tile, and every row of the float32 dQ accumulator zeroed."""
+    a ragged last row tile, and every row of the float32 dQ accumulator zeroed, with the
+    programs taking heads and row tiles first to last or last to first."""
     from sparseflash.kernels import hopper_fused
     B, H, N, D = 2, 3, 100, 32
     gen = torch.Generator().manual_seed(0)
@@ -292,10 +294,34 @@ def test_fused_backward_delta_kernel(dtype):
     delta = torch.full((B, H, N), float("nan"))
     dq_acc = torch.full((B * H * N, D), float("nan"))
     hopper_fused.delta_kernel[(-(-N // 64), B * H)](
-        o, do, delta, dq_acc, *o.stride()[:3], *do.stride()[:3], H, N, D=D, BLOCK_M=64)
+        o, do, delta, dq_acc, *o.stride()[:3], *do.stride()[:3], H, N, D=D, BLOCK_M=64,
+        REVERSED=reversed_)
     expected = (o.float() * do.float()).sum(-1)
     torch.testing.assert_close(delta, expected, rtol=1e-5, atol=1e-5)
     assert torch.equal(dq_acc, torch.zeros_like(dq_acc))
+
+
+@pytest.mark.parametrize("reversed_", [False, True], ids=["in-order", "reversed"])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_fused_backward_dq_cast_kernel(dtype, reversed_):
+    """The fused backward's last launch (``hopper_fused.dq_cast_kernel``): the float32 dQ
+    sum (B*H*N, D) into dQ (B, H, N, D) of the inputs' dtype and strides, rounded as
+    ``Tensor.to`` rounds (to nearest even; the interpreter truncates to bfloat16, so there
+    within one unit in the last place: ``test_gpu`` checks the GPU's bit for bit), a
+    ragged last row tile included."""
+    from sparseflash.kernels import hopper_fused
+    B, H, N, D = 2, 3, 100, 32
+    gen = torch.Generator().manual_seed(1)
+    dq_acc = torch.randn(B * H * N, D, generator=gen) * 3
+    dq = torch.full((B, N, H, D), float("nan"), dtype=dtype).transpose(1, 2)
+    hopper_fused.dq_cast_kernel[(-(-N // 64), B * H)](
+        dq_acc, dq, *dq.stride()[:3], H, N, D=D, BLOCK_M=64, REVERSED=reversed_)
+    expected = dq_acc.view(B, H, N, D).to(dtype)
+    if dtype == torch.float16:
+        assert torch.equal(dq, expected)
+    else:
+        ulp = expected.float().abs() * 2.0 ** -7
+        assert ((dq.float() - dq_acc.view(B, H, N, D)).abs() <= ulp).all()
 
 
 def test_fused_backward_setting(monkeypatch):

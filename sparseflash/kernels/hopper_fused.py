@@ -106,6 +106,17 @@ TILES = {128: ((128, 64, 168),), 64: ((128, 128, 168), (64, 64, 128))}
 TMA_STORE = True
 #: Rows of the delta kernel's programs.
 DELTA_ROWS = 64
+#: Warps of the delta kernel's programs.
+DELTA_WARPS = 4
+#: Session 35's knobs (A/B): the delta kernel walks the heads last to first, so that the
+#: fused kernel (which starts at the first head) finds the first heads' rows of dO, delta
+#: and the zeroed dQ sum in L2; the cast of dQ by a Triton kernel (rows of CAST_ROWS) in
+#: place of ``Tensor.copy_``, walking last to first with REVERSE_CAST (the last heads'
+#: sums are the ones in L2 when the fused kernel ends).
+REVERSE_DELTA = True
+CAST_KERNEL = True
+REVERSE_CAST = True
+CAST_ROWS = 64
 #: Where each consumer warp group draws a tile's dropout draws (``hopper_dropout``), as
 #: codes: ``LATE`` all of them while the tile before runs its dQ and dK products (the
 #: point of fewest live registers), ``SPLIT`` half there and half while the tile's own
@@ -130,11 +141,15 @@ DRAW_ORDER = {64: draw_order(SPLIT, SPLIT), 128: draw_order(LATE, LATE)}
 
 @triton.jit
 def delta_kernel(O, DO, DELTA, DQ_ACC, stride_ob, stride_oh, stride_on, stride_dob,
-                 stride_doh, stride_don, H, N, D: tl.constexpr, BLOCK_M: tl.constexpr):
+                 stride_doh, stride_don, H, N, D: tl.constexpr, BLOCK_M: tl.constexpr,
+                 REVERSED: tl.constexpr = False):
     """``DELTA = rowsum(dO * O)`` (B, H, N) float32, and the rows of the float32 dQ
     accumulator DQ_ACC (B*H*N, D) zeroed, for program (row tile, b * H + h)."""
     pid_m = tl.program_id(0)
     bh = tl.program_id(1)
+    if REVERSED:
+        pid_m = tl.num_programs(0) - 1 - pid_m
+        bh = tl.num_programs(1) - 1 - bh
     b = bh // H
     h = bh % H
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -149,6 +164,29 @@ def delta_kernel(O, DO, DELTA, DQ_ACC, stride_ob, stride_oh, stride_on, stride_d
     tl.store(DELTA + rows, tl.sum(o.to(tl.float32) * do.to(tl.float32), 1), mask=m_ok)
     tl.store(DQ_ACC + rows[:, None] * D + offs_d[None, :],
              tl.zeros([BLOCK_M, D], tl.float32), mask=m_ok[:, None])
+
+
+@triton.jit
+def dq_cast_kernel(DQ_ACC, DQ, stride_b, stride_h, stride_n, H, N, D: tl.constexpr,
+                   BLOCK_M: tl.constexpr, REVERSED: tl.constexpr):
+    """``DQ`` (B, H, N, D) 16-bit, strides as given (last dim contiguous) = the float32
+    accumulator DQ_ACC (B*H*N, D), for program (row tile, b * H + h); ``REVERSED``: the
+    programs take the heads and row tiles last to first."""
+    pid_m = tl.program_id(0)
+    bh = tl.program_id(1)
+    if REVERSED:
+        pid_m = tl.num_programs(0) - 1 - pid_m
+        bh = tl.num_programs(1) - 1 - bh
+    b = bh // H
+    h = bh % H
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, D)
+    m_ok = offs_m < N
+    rows = bh.to(tl.int64) * N + offs_m
+    acc = tl.load(DQ_ACC + rows[:, None] * D + offs_d[None, :], mask=m_ok[:, None])
+    tl.store(DQ + b.to(tl.int64) * stride_b + h * stride_h + offs_m[:, None] * stride_n
+             + offs_d[None, :], acc.to(DQ.dtype.element_ty, fp_downcast_rounding="rtne"),
+             mask=m_ok[:, None])
 
 
 if AVAILABLE:
@@ -640,6 +678,7 @@ def tiles(head_dim: int, layout_block: int):
 
 
 _DELTA = fastlaunch.Kernel(delta_kernel)
+_CAST = fastlaunch.Kernel(dq_cast_kernel)
 if AVAILABLE:
     _KERNEL = fastlaunch.Kernel(hopper_fused_backward_kernel)
 
@@ -657,7 +696,11 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
     H_kv, Nk = k.shape[1], k.shape[2]
     block_n, block_m, maxnreg = tiles(D, layout_block)
     delta = _DELTA.bind((triton.cdiv(N, DELTA_ROWS), B * H), (),
-                        (*o.stride()[:3], *do.stride()[:3], H, N), D=D, BLOCK_M=DELTA_ROWS)
+                        (*o.stride()[:3], *do.stride()[:3], H, N), D=D, BLOCK_M=DELTA_ROWS,
+                        REVERSED=REVERSE_DELTA, num_warps=DELTA_WARPS)
+    cast = (_CAST.bind((triton.cdiv(N, CAST_ROWS), B * H), (q.dtype,),
+                       (*q.stride()[:3], H, N), D=D, BLOCK_M=CAST_ROWS, REVERSED=REVERSE_CAST)
+            if CAST_KERNEL else None)
     fused = _KERNEL.bind(
         (programs * (layout_block // block_n), kv_groups), (q.dtype,),
         (H, H_kv, N, Nk, num_kv_blocks, sched_heads, H // H_kv, q_slots, stride_kpm_b,
@@ -666,7 +709,7 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
         DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         HAS_DROPOUT=has_dropout, TMA_STORE=TMA_STORE, DRAW_ORDER=DRAW_ORDER[D],
         num_warps=NUM_WARPS, maxnreg=maxnreg)
-    return delta, fused, (block_n, block_m)
+    return delta, fused, (block_n, block_m), cast
 
 
 def backward(bound, q, k, v, do, o, lse, delta, dq, dk, dv, col_idx, col_part_idx,
@@ -692,4 +735,7 @@ def backward(bound, q, k, v, do, o, lse, delta, dq, dk, dv, col_idx, col_part_id
               descriptor(lse.view(-1, block_m), 1), descriptor(delta.view(-1, block_m), 1),
               descriptor(dk, KEYS_PER_WG), descriptor(dv, KEYS_PER_WG), qk_scale, sm_scale,
               keep_threshold, drop_scale))
-    dq.copy_(dq_acc.view(B, H, N, D))
+    if bound[3] is None:
+        dq.copy_(dq_acc.view(B, H, N, D))
+    else:
+        bound[3]((dq_acc, dq), ())
