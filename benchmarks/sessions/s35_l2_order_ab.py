@@ -3,6 +3,9 @@ process with main's order.
 
     python benchmarks/sessions/s35_l2_order_ab.py [--rounds 2]
 
+Runs on the knobs' tree (call 1 ran it, log ``results/NVIDIA-H100-l2-order-s35.log``):
+``git checkout 55bc450``. ``s35_passes_ab.py`` compares the form that landed with main's.
+
 Around the fused kernel (which takes its columns head by head, first head first) the
 delta kernel reads O and dO and zeroes the float32 dQ sum (B*H*N, D), and after it dQ is
 cast from that sum: 124 us at D=128 and 16K tokens on an H200, at the memory's bandwidth

@@ -104,19 +104,13 @@ TILES = {128: ((128, 64, 168),), 64: ((128, 128, 168), (64, 64, 128))}
 #: dK and dV tiles wholly inside Nk of unsplit columns leave by TMA stores through free
 #: shared buffers instead of the threads' pointer stores.
 TMA_STORE = True
-#: Rows of the delta kernel's programs.
-DELTA_ROWS = 64
-#: Warps of the delta kernel's programs.
-DELTA_WARPS = 4
-#: Session 35's knobs (A/B): the delta kernel walks the heads last to first, so that the
-#: fused kernel (which starts at the first head) finds the first heads' rows of dO, delta
-#: and the zeroed dQ sum in L2; the cast of dQ by a Triton kernel (rows of CAST_ROWS) in
-#: place of ``Tensor.copy_``, walking last to first with REVERSE_CAST (the last heads'
-#: sums are the ones in L2 when the fused kernel ends).
-REVERSE_DELTA = True
-CAST_KERNEL = True
-REVERSE_CAST = True
-CAST_ROWS = 64
+#: Rows and warps of the delta kernel's programs, and rows of dQ's cast's.
+DELTA_ROWS, DELTA_WARPS, CAST_ROWS = 64, 8, 64
+#: Whether the delta kernel and dQ's cast take the heads last to first. The fused kernel
+#: takes its columns first head first, and an H100/H200 keeps the last ~50 MB touched in
+#: L2: the delta kernel then ends on the first heads' dO and zeroed dQ sums, and the cast
+#: starts on the sums the fused kernel added into last.
+PASSES_LAST_HEAD_FIRST = True
 #: Where each consumer warp group draws a tile's dropout draws (``hopper_dropout``), as
 #: codes: ``LATE`` all of them while the tile before runs its dQ and dK products (the
 #: point of fewest live registers), ``SPLIT`` half there and half while the tile's own
@@ -140,21 +134,29 @@ DRAW_ORDER = {64: draw_order(SPLIT, SPLIT), 128: draw_order(LATE, LATE)}
 
 
 @triton.jit
-def delta_kernel(O, DO, DELTA, DQ_ACC, stride_ob, stride_oh, stride_on, stride_dob,
-                 stride_doh, stride_don, H, N, D: tl.constexpr, BLOCK_M: tl.constexpr,
-                 REVERSED: tl.constexpr = False):
-    """``DELTA = rowsum(dO * O)`` (B, H, N) float32, and the rows of the float32 dQ
-    accumulator DQ_ACC (B*H*N, D) zeroed, for program (row tile, b * H + h)."""
+def _pass_rows(H, N, BLOCK_M: tl.constexpr, REVERSED: tl.constexpr):
+    """-> (b, h, b * H + h, rows (BLOCK_M,), which rows are < N): the row tile of program
+    (row tile, b * H + h) of a pass over (B, H, N) rows, the grid taken last to first
+    with ``REVERSED``."""
     pid_m = tl.program_id(0)
     bh = tl.program_id(1)
     if REVERSED:
         pid_m = tl.num_programs(0) - 1 - pid_m
         bh = tl.num_programs(1) - 1 - bh
-    b = bh // H
-    h = bh % H
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    return bh // H, bh % H, bh, offs_m, offs_m < N
+
+
+@triton.jit
+def delta_kernel(O, DO, DELTA, DQ_ACC, stride_ob, stride_oh, stride_on, stride_dob,
+                 stride_doh, stride_don, H, N, D: tl.constexpr, BLOCK_M: tl.constexpr,
+                 REVERSED: tl.constexpr):
+    """``DELTA = rowsum(dO * O)`` (B, H, N) float32, and the rows of the float32 dQ
+    accumulator DQ_ACC (B*H*N, D) zeroed, for program (row tile, b * H + h);
+    ``REVERSED``: the programs take the heads and row tiles last to first
+    (:data:`PASSES_LAST_HEAD_FIRST`)."""
+    b, h, bh, offs_m, m_ok = _pass_rows(H, N, BLOCK_M, REVERSED)
     offs_d = tl.arange(0, D)
-    m_ok = offs_m < N
     o = tl.load(O + b.to(tl.int64) * stride_ob + h * stride_oh
                 + offs_m[:, None] * stride_on + offs_d[None, :], mask=m_ok[:, None], other=0.0)
     do = tl.load(DO + b.to(tl.int64) * stride_dob + h * stride_doh
@@ -170,18 +172,10 @@ def delta_kernel(O, DO, DELTA, DQ_ACC, stride_ob, stride_oh, stride_on, stride_d
 def dq_cast_kernel(DQ_ACC, DQ, stride_b, stride_h, stride_n, H, N, D: tl.constexpr,
                    BLOCK_M: tl.constexpr, REVERSED: tl.constexpr):
     """``DQ`` (B, H, N, D) 16-bit, strides as given (last dim contiguous) = the float32
-    accumulator DQ_ACC (B*H*N, D), for program (row tile, b * H + h); ``REVERSED``: the
-    programs take the heads and row tiles last to first."""
-    pid_m = tl.program_id(0)
-    bh = tl.program_id(1)
-    if REVERSED:
-        pid_m = tl.num_programs(0) - 1 - pid_m
-        bh = tl.num_programs(1) - 1 - bh
-    b = bh // H
-    h = bh % H
-    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    accumulator DQ_ACC (B*H*N, D) rounded to nearest even, for program (row tile,
+    b * H + h); ``REVERSED`` as :func:`delta_kernel`'s."""
+    b, h, bh, offs_m, m_ok = _pass_rows(H, N, BLOCK_M, REVERSED)
     offs_d = tl.arange(0, D)
-    m_ok = offs_m < N
     rows = bh.to(tl.int64) * N + offs_m
     acc = tl.load(DQ_ACC + rows[:, None] * D + offs_d[None, :], mask=m_ok[:, None])
     tl.store(DQ + b.to(tl.int64) * stride_b + h * stride_h + offs_m[:, None] * stride_n
@@ -686,8 +680,9 @@ if AVAILABLE:
 def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, layout_block,
          has_partial, has_padding=False, stride_kpm_b=0, stride_lim_b=0,
          has_dropout=False) -> tuple:
-    """-> (delta launch, fused launch, (key rows, query rows)): :func:`delta_kernel` and
-    :func:`hopper_fused_backward_kernel` bound to these shapes, the latter on ``programs``
+    """-> (delta launch, fused launch, (key rows, query rows), cast launch):
+    :func:`delta_kernel`, :func:`hopper_fused_backward_kernel` and :func:`dq_cast_kernel`
+    bound to these shapes, the fused kernel on ``programs``
     column schedule entries (as ``hopper_backward.bind_dkdv``) with the tiles of
     :func:`tiles`, and for key padding the batch strides of its mask and walk limits;
     ``launch.backward`` checked :func:`usable` and keeps them for calls of the same
@@ -697,10 +692,9 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
     block_n, block_m, maxnreg = tiles(D, layout_block)
     delta = _DELTA.bind((triton.cdiv(N, DELTA_ROWS), B * H), (),
                         (*o.stride()[:3], *do.stride()[:3], H, N), D=D, BLOCK_M=DELTA_ROWS,
-                        REVERSED=REVERSE_DELTA, num_warps=DELTA_WARPS)
-    cast = (_CAST.bind((triton.cdiv(N, CAST_ROWS), B * H), (q.dtype,),
-                       (*q.stride()[:3], H, N), D=D, BLOCK_M=CAST_ROWS, REVERSED=REVERSE_CAST)
-            if CAST_KERNEL else None)
+                        REVERSED=PASSES_LAST_HEAD_FIRST, num_warps=DELTA_WARPS)
+    cast = _CAST.bind((triton.cdiv(N, CAST_ROWS), B * H), (q.dtype,), (*q.stride()[:3], H, N),
+                      D=D, BLOCK_M=CAST_ROWS, REVERSED=PASSES_LAST_HEAD_FIRST)
     fused = _KERNEL.bind(
         (programs * (layout_block // block_n), kv_groups), (q.dtype,),
         (H, H_kv, N, Nk, num_kv_blocks, sched_heads, H // H_kv, q_slots, stride_kpm_b,
@@ -715,9 +709,9 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
 def backward(bound, q, k, v, do, o, lse, delta, dq, dk, dv, col_idx, col_part_idx,
              col_part_code, col_sched, ws_dk, ws_dv, kpm, kv_limits, seed, qk_scale, sm_scale,
              keep_threshold=0, drop_scale=1.0):
-    """The two launches of ``bound`` (:func:`bind`): delta (into ``delta`` (B, H, N)
-    float32; it also zeroes a float32 dQ accumulator), then the fused kernel; then dQ cast
-    into ``dq``. Writes ``dq``, ``dk``, ``dv`` and the workspace of split columns.
+    """The three launches of ``bound`` (:func:`bind`): delta (into ``delta`` (B, H, N)
+    float32; it also zeroes a float32 dQ accumulator), the fused kernel, and dQ's cast
+    from the accumulator into ``dq``. Writes ``dq``, ``dk``, ``dv`` and the workspace of split columns.
     ``kpm`` (B, Nk) int8 and ``kv_limits`` are the key padding's mask and walk limits
     where ``bound`` was bound for padding, else any int32 tensors (never read); ``seed``
     likewise the (1,) int64 dropout seed, with ``keep_threshold`` and ``drop_scale``
@@ -735,7 +729,4 @@ def backward(bound, q, k, v, do, o, lse, delta, dq, dk, dv, col_idx, col_part_id
               descriptor(lse.view(-1, block_m), 1), descriptor(delta.view(-1, block_m), 1),
               descriptor(dk, KEYS_PER_WG), descriptor(dv, KEYS_PER_WG), qk_scale, sm_scale,
               keep_threshold, drop_scale))
-    if bound[3] is None:
-        dq.copy_(dq_acc.view(B, H, N, D))
-    else:
-        bound[3]((dq_acc, dq), ())
+    bound[3]((dq_acc, dq), ())
