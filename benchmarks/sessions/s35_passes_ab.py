@@ -28,11 +28,12 @@ _BIND = hopper_fused.bind
 def _main_bind(*args, **kwargs):
     """``hopper_fused.bind`` as main had it: the passes first head first, the delta kernel
     on 4 warps, dQ cast by ``Tensor.copy_``."""
+    kept = hopper_fused.PASSES_LAST_HEAD_FIRST, hopper_fused.DELTA_WARPS
     hopper_fused.PASSES_LAST_HEAD_FIRST, hopper_fused.DELTA_WARPS = False, 4
     try:
         delta, fused, tiles, _ = _BIND(*args, **kwargs)
     finally:
-        hopper_fused.PASSES_LAST_HEAD_FIRST, hopper_fused.DELTA_WARPS = True, 8
+        hopper_fused.PASSES_LAST_HEAD_FIRST, hopper_fused.DELTA_WARPS = kept
     return delta, fused, tiles, lambda t, s: t[1].copy_(t[0].view(t[1].shape))
 
 

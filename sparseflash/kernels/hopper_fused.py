@@ -51,7 +51,9 @@ against 3.45-3.60, ``butterfly`` 0.44 against 0.45-0.46, ``local(3)`` and random
 even (the same order on an H100); 128 key rows with 64 query rows a step were even on
 causal and 2-10% slower than 64 x 64 elsewhere (NOTES v24, ``s22_d64_tiles_ab.py``). The
 delta kernel (which also zeroes 4 bytes a dQ element) and dQ's cast take 0.12 ms at
-D=128, 15-20% of a ``local(3)`` backward.
+D=128, 15-20% of a ``local(3)`` backward. Both take the heads last to first
+(:data:`PASSES_LAST_HEAD_FIRST`), which on an H100 took 0.7-1.5% off the sparse backwards
+at D=64 and up to 1% at D=128 (NOTES v37).
 
 Dropout (session 28, NOTES v30): each consumer warp group draws a tile's 16-bit dropout
 draws once (``hopper_dropout``: the Triton kernels' Philox bits, one call a thread per
@@ -104,12 +106,17 @@ TILES = {128: ((128, 64, 168),), 64: ((128, 128, 168), (64, 64, 128))}
 #: dK and dV tiles wholly inside Nk of unsplit columns leave by TMA stores through free
 #: shared buffers instead of the threads' pointer stores.
 TMA_STORE = True
-#: Rows and warps of the delta kernel's programs, and rows of dQ's cast's.
+#: Rows and warps of the delta kernel's programs (8 warps: 69.5 against 71.7 us at
+#: D=128, NOTES v36), and rows of dQ's cast's.
 DELTA_ROWS, DELTA_WARPS, CAST_ROWS = 64, 8, 64
 #: Whether the delta kernel and dQ's cast take the heads last to first. The fused kernel
 #: takes its columns first head first, and an H100/H200 keeps the last ~50 MB touched in
 #: L2: the delta kernel then ends on the first heads' dO and zeroed dQ sums, and the cast
-#: starts on the sums the fused kernel added into last.
+#: starts on the sums the fused kernel added into last. On an H100, alternating with the
+#: first-to-first order (and ``Tensor.copy_`` for the cast), sparse backwards at D=64
+#: took 0.7-1.5% less time, at D=128 -0.5 to +1.1% (NOTES v37,
+#: ``benchmarks/sessions/s35_passes_ab.py``): the fused kernel, bound by its products,
+#: gains little from the L2 hits, the passes more.
 PASSES_LAST_HEAD_FIRST = True
 #: Where each consumer warp group draws a tile's dropout draws (``hopper_dropout``), as
 #: codes: ``LATE`` all of them while the tile before runs its dQ and dK products (the
