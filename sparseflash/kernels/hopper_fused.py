@@ -718,7 +718,8 @@ def backward(bound, q, k, v, do, o, lse, delta, dq, dk, dv, col_idx, col_part_id
              keep_threshold=0, drop_scale=1.0):
     """The three launches of ``bound`` (:func:`bind`): delta (into ``delta`` (B, H, N)
     float32; it also zeroes a float32 dQ accumulator), the fused kernel, and dQ's cast
-    from the accumulator into ``dq``. Writes ``dq``, ``dk``, ``dv`` and the workspace of split columns.
+    from the accumulator into ``dq``. Writes ``dq``, ``dk``, ``dv`` and the workspace of
+    split columns.
     ``kpm`` (B, Nk) int8 and ``kv_limits`` are the key padding's mask and walk limits
     where ``bound`` was bound for padding, else any int32 tensors (never read); ``seed``
     likewise the (1,) int64 dropout seed, with ``keep_threshold`` and ``drop_scale``
