@@ -40,6 +40,11 @@ DEFAULT_OUT_DIR = RESULTS / "plots"
 MEASUREMENT_KEY = ("gpu", "method", "pattern", "N", "B", "H", "D", "dtype", "mode", "timer")
 #: The methods drawn against density (those that can skip blocks).
 DENSITY_METHODS = ("sparseflash", "sparseflash-kernel", "flex")
+#: Wall time over kernel time beyond which a short call counts as set by the host.
+HOST_BOUND_RATIO, HOST_BOUND_MS = 1.1, 1.0
+HOST_BOUND_NOTE = ("hollow markers: calls the host sets (wall time under "
+                   f"{HOST_BOUND_MS:g} ms and over {HOST_BOUND_RATIO:g}x the kernels' "
+                   "summed time, kernel_ms)")
 
 # One colour and marker per method, the same in every figure.
 _STYLE = {
@@ -106,7 +111,9 @@ def order_newest_last(records: Sequence[Dict]) -> List[Dict]:
 def newest_rows(records: Sequence[Dict], key: Sequence[str] = MEASUREMENT_KEY) -> List[Dict]:
     """One set of rows per ``key``: the rows of the newest record that has that key.
 
-    Rows inherit the record's ``gpu`` when they have none. Within one record, a later row
+    Rows inherit the record's ``gpu`` when they have none, and rows from before
+    ``--timer`` existed the timer they were timed by (``events``), so that a newer
+    measurement of the same point replaces theirs. Within one record, a later row
     with the same key and mode replaces an earlier one. With a key that leaves out ``mode``
     (as benchmarks/paper_e6 uses), a newer record replaces all modes of a measurement at
     once, so an old success never hides a newer failure.
@@ -117,6 +124,7 @@ def newest_rows(records: Sequence[Dict], key: Sequence[str] = MEASUREMENT_KEY) -
         for row in record["rows"]:
             row = dict(row)
             row.setdefault("gpu", record.get("gpu"))
+            row.setdefault("timer", "events")
             group = groups.setdefault(tuple(row.get(f) for f in key), {})
             group[row.get("mode")] = row
         winners.update(groups)
@@ -130,6 +138,23 @@ def events_rows_first(rows: Sequence[Dict]) -> List[Dict]:
     so one figure never mixes the two."""
     events = [r for r in rows if r.get("timer", "events") == "events"]
     return events or list(rows)
+
+
+def host_bound(row: Dict) -> bool:
+    """Whether a row's figure is set by the host rather than its kernels: a short call
+    (under ``HOST_BOUND_MS``) whose wall time is over ``HOST_BOUND_RATIO`` times its
+    kernels' summed time (``kernel_ms``, which ``benchmarks.attention`` records for
+    sparseflash's full calls)."""
+    kernel = row.get("kernel_ms")
+    ms = row.get("ms")
+    return bool(kernel) and isinstance(ms, (int, float)) and HOST_BOUND_MS > ms > \
+        HOST_BOUND_RATIO * kernel
+
+
+def host_bound_points(rows: Iterable[Dict]) -> set:
+    """{(pattern, D, mode, dtype, method, N)} of the rows :func:`host_bound` picks."""
+    return {(r["pattern"], r["D"], r["mode"], r["dtype"], r["method"], r["N"])
+            for r in rows if host_bound(r)}
 
 
 def _ok(row: Dict, field: str) -> bool:
@@ -330,9 +355,10 @@ def swept_patterns(panels: Dict[tuple, Dict]) -> set:
 
 def _panels_by_pattern(plt, panels: Dict[tuple, Dict], rows: Sequence[Dict], title: str,
                        ylabel: str, path: Path, *, log_y: bool, fmt: str,
-                       note: Optional[str] = None) -> Path:
+                       note: Optional[str] = None, hollow: frozenset = frozenset()) -> Path:
     """Grid: one column per pattern (dense first, then by density), one row per
-    (dtype, D, mode); only the patterns of :func:`swept_patterns`."""
+    (dtype, D, mode); only the patterns of :func:`swept_patterns`. Points in ``hollow``
+    (:func:`host_bound_points`) are drawn with hollow markers."""
     swept = swept_patterns(panels)
     patterns = [p for p in _pattern_order(rows) if p in swept]
     # A sparse pattern's density falls with N: title each column with its range.
@@ -357,6 +383,12 @@ def _panels_by_pattern(plt, panels: Dict[tuple, Dict], rows: Sequence[Dict], tit
             xs = [x for pts in series.values() for x, _ in pts]
             ys = [y for pts in series.values() for _, y in pts]
             _draw_lines(ax, series)
+            for method, pts in series.items():
+                for x, y in pts:
+                    if (pattern, D, mode, dtype, method, x) in hollow:
+                        colour, marker, _ = style(method)
+                        ax.plot([x], [y], marker=marker, linestyle="none", color=colour,
+                                markerfacecolor="white", markersize=6, zorder=3)
             _n_axis(ax, xs)
             if log_y:
                 _log_y_axis(ax, ys)
@@ -385,10 +417,12 @@ def plot_speed_vs_n(rows: Sequence[Dict], path: Path) -> Optional[Path]:
         print(f"speed vs N: no rows with TFLOP/s figures; {path.name} not written")
         return None
     gpu, only = _gpu_and_single_n(rows)
+    hollow = frozenset(host_bound_points(rows))
+    note = ("effective TFLOP/s = 4*B*H*N^2*D*density / time (x3.5 fwd+bwd, x2.5 bwd), as "
+            "in benchmarks/attention.py" + (f"; {HOST_BOUND_NOTE}" if hollow else ""))
     return _panels_by_pattern(_plt(), panels, rows, f"Effective TFLOP/s vs sequence length, {gpu}"
                               f"{only}", "effective TFLOP/s", path, log_y=False, fmt="{:.0f}",
-                              note="effective TFLOP/s = 4*B*H*N^2*D*density / time "
-                                   "(x3.5 fwd+bwd, x2.5 bwd), as in benchmarks/attention.py")
+                              note=note, hollow=hollow)
 
 
 def plot_memory_vs_n(rows: Sequence[Dict], path: Path) -> Optional[Path]:
@@ -415,6 +449,7 @@ def plot_speed_vs_density(rows: Sequence[Dict], path: Path) -> Optional[Path]:
         print(f"speed vs density: no sparseflash rows with TFLOP/s; {path.name} not written")
         return None
     plt = _plt()
+    hollow = host_bound_points(rows)
     keys = sorted(panels)
     row_keys = sorted({(dtype, D) for D, _, dtype in keys})
     modes = sorted({mode for _, mode, _ in keys})
@@ -440,6 +475,10 @@ def plot_speed_vs_density(rows: Sequence[Dict], path: Path) -> Optional[Path]:
                 ys = [t for _, t, _ in pts]
                 ax.plot(xs, ys, marker=marker, linestyle="none", color=colour, label=method,
                         markersize=7, alpha=0.9)
+                for x, y, (_, _, p) in zip(xs, ys, pts):
+                    if (p, D, mode, dtype, method, panel["N"]) in hollow:
+                        ax.plot([x], [y], marker=marker, linestyle="none", color=colour,
+                                markerfacecolor="white", markersize=7, zorder=3)
                 if method == "sparseflash":
                     labels += [(x, y, "dimgray", p if len(p) <= 20 else p[:18] + "…")
                                for x, y, (_, _, p) in zip(xs, ys, pts) if p.strip() != "dense"]
@@ -462,9 +501,10 @@ def plot_speed_vs_density(rows: Sequence[Dict], path: Path) -> Optional[Path]:
             _label_points(ax, labels, log_y=False)
             ax.tick_params(labelsize=7)
             ax.grid(True, alpha=0.3)
-    return _finish(fig, axes, path, note="Points sharing a density are different patterns "
-                   "(labels: sparseflash's pattern). sparseflash-kernel: the forward "
-                   "launcher alone, no per-call Python work.")
+    note = ("Points sharing a density are different patterns (labels: sparseflash's "
+            "pattern). sparseflash-kernel: the forward launcher alone, no per-call Python "
+            "work." + (f" {HOST_BOUND_NOTE[0].upper()}{HOST_BOUND_NOTE[1:]}." if hollow else ""))
+    return _finish(fig, axes, path, note=note)
 
 
 def plot_attention(rows: Sequence[Dict], out_dir: Path) -> List[Path]:

@@ -39,8 +39,6 @@ DENSE_SHARE_OF_CUDNN = {64: 1.0, 128: 0.85}
 SPARSE_EFFICIENCY = 0.9
 #: The pattern whose Flex ratio target is 2x.
 RANDOM_GLOBAL = "local(1) | global(1) | random(2)"
-#: Wall time over kernel time beyond which a short row counts as set by the host.
-HOST_BOUND_RATIO, HOST_BOUND_MS = 1.1, 1.0
 
 
 def flex_target(pattern: str, head_dim: int) -> float:
@@ -90,9 +88,7 @@ class Table:
 
     def host_bound(self, pattern: str, d: int, mode: str) -> bool:
         row = self.get("sparseflash", pattern, d, mode)
-        kernel = row.get("kernel_ms") if row else None
-        return bool(kernel) and row["ms"] < HOST_BOUND_MS and \
-            row["ms"] > HOST_BOUND_RATIO * kernel
+        return bool(row) and plots.host_bound(row)
 
 
 def _pattern_cell(pattern: str, density: float) -> str:

@@ -77,6 +77,17 @@ def test_e6_key_lets_a_newer_failure_replace_every_mode_of_an_older_success():
     assert [r["status"] for r in rows] == ["oom"]
 
 
+def test_newest_rows_counts_rows_without_a_timer_as_timed_by_events():
+    """Rows from before ``--timer`` (no ``timer`` field) are the same measurement as a newer
+    events row of the same point, which replaces them; a CUDA-graph row is another."""
+    old = dict(gpu="G", date="2026-01-01T00:00:00", rows=[_row(tflops=1.0)])
+    new = dict(gpu="G", date="2026-02-01T00:00:00", rows=[_row(tflops=2.0, timer="events"),
+                                                          _row(tflops=3.0, timer="cudagraph")])
+    rows = plots.newest_rows([old, new])
+    assert sorted((r["timer"], r["tflops"]) for r in rows) == [("cudagraph", 3.0),
+                                                                ("events", 2.0)]
+
+
 def test_load_records_rejects_what_is_not_a_results_file(tmp_path):
     bad = _write(tmp_path, "bad.json", {"method": "x"})
     with pytest.raises(ValueError, match="list of run records"):
@@ -86,6 +97,21 @@ def test_load_records_rejects_what_is_not_a_results_file(tmp_path):
 
 
 # ----------------------------------------------------------------------------- plot data
+def test_host_bound_rows_are_short_calls_the_kernels_do_not_fill():
+    """The rule behind the tables' stars and the plots' hollow markers: a full call under
+    1 ms whose wall time is over 1.1x its kernels' summed time."""
+    assert plots.host_bound(_row(ms=0.5, kernel_ms=0.4))
+    assert not plots.host_bound(_row(ms=0.5, kernel_ms=0.46))   # within 1.1x
+    assert not plots.host_bound(_row(ms=1.2, kernel_ms=0.9))    # a long call
+    assert not plots.host_bound(_row(ms=0.5))                   # no kernel time recorded
+    assert not plots.host_bound(_row(ms=None, kernel_ms=0.1, status="oom"))
+    rows = [_row(pattern="local(3)", N=16384, ms=0.8, kernel_ms=0.6),
+            _row(pattern="local(3)", N=4096, ms=0.3, kernel_ms=0.29),
+            _row(method="flex", pattern="local(3)", N=16384, ms=0.8)]
+    assert plots.host_bound_points(rows) == {("local(3)", 64, "fwd", "bfloat16",
+                                              "sparseflash", 16384)}
+
+
 def test_series_vs_n_groups_by_panel_sorts_by_n_and_skips_failures():
     rows = [_row(N=4096, tflops=3.0), _row(N=1024, tflops=1.0), _row(N=2048, tflops=2.0),
             _row(method="flex", N=1024, tflops=0.5),
@@ -134,7 +160,9 @@ def test_plots_main_draws_a_single_n_file(tmp_path):
     pytest.importorskip("matplotlib")
     path = _write(tmp_path, "G-attention.json", [dict(gpu="Fake GPU", rows=[
         _row(), _row(method="flex", tflops=80.0), _row(mode="fwd+bwd", tflops=90.0),
-        _row(pattern="local(3)", density=0.05, tflops=60.0)])])
+        _row(pattern="local(3)", density=0.05, tflops=60.0),
+        # set by the host: drawn hollow in both speed figures
+        _row(pattern="local(1)", density=0.02, tflops=20.0, ms=0.5, kernel_ms=0.3)])])
     written = plots.main([str(path), "--out-dir", str(tmp_path / "out")])
     names = sorted(p.name for p in written)
     assert names == ["Fake-GPU-memory-vs-n.png", "Fake-GPU-speed-vs-density.png",
