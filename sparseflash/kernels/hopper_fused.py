@@ -222,6 +222,22 @@ if AVAILABLE:
         return (start_n // BLOCK_M) % n_col
 
     @gluon.jit
+    def _tile_views(kv_smem, t, WG: gl.constexpr, KEYS: gl.constexpr, COLS: gl.constexpr):
+        """This warp group's rows of K and V and its columns of K (for dQ), from ``kv_smem``
+        (K, V), taken anew at the walk's step ``t`` by an index LLVM cannot prove zero:
+        ``(t + program id) >> 31``. Taken once before the loop, as they were until session
+        35, their sixteen 64-bit wgmma descriptors were computed there, and ptxas kept them
+        in regular registers, moved them to uniform ones before each product and spilled
+        around them; taken in the loop, they are rebuilt in uniform registers from one base
+        (NOTES v37, Triton 3.6 for sm_90: spill bytes at D=128 with partial blocks 80 ->
+        48, with dropout 312 -> 16)."""
+        zero = (t + gl.program_id(0)) >> 31
+        k = kv_smem.index(zero)
+        v = kv_smem.index(zero + 1)
+        return (k.slice(WG * KEYS, KEYS), v.slice(WG * KEYS, KEYS),
+                k.slice(WG * COLS, COLS, dim=1))
+
+    @gluon.jit
     def _column_tile(t, rot, n_col):
         """Which of its column's ``n_col`` tiles the walk's step ``t`` takes: the column
         from tile ``rot`` on, once for each head of the GQA group."""
@@ -315,7 +331,7 @@ if AVAILABLE:
                 mbarrier.arrive(dq_empty.index(wg * BUFS + buf), count=1)
 
     @gluon.jit
-    def _consume(WG: gl.constexpr, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem,
+    def _consume(WG: gl.constexpr, kv_smem, q_smem, do_smem, lse_smem, delta_smem,
                  ds_smem, dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready,
                  dq_empty, DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED,
                  WS_DK, WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
@@ -339,14 +355,14 @@ if AVAILABLE:
         warp group) and the forward's keep test applies to P^T, for dV, and to dP^T, for
         dS, drawn where ``DRAW_ORDER`` places this warp group's draws (:data:`DRAW_ORDER`)."""
         KEYS: gl.constexpr = 64  # KEYS_PER_WG
-        BLOCK_N: gl.constexpr = k_smem.shape[0]
-        D: gl.constexpr = k_smem.shape[1]
+        BLOCK_N: gl.constexpr = kv_smem.shape[1]
+        D: gl.constexpr = kv_smem.shape[2]
         NUM_WG: gl.constexpr = BLOCK_N // KEYS
         COLS: gl.constexpr = D // NUM_WG
         DS_BUFS: gl.constexpr = ds_smem.shape[0]
         DQ_BUFS: gl.constexpr = dq_smem.shape[0] // NUM_WG
         SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
-        dtype: gl.constexpr = k_smem.dtype
+        dtype: gl.constexpr = kv_smem.dtype
         st_layout: gl.constexpr = gl.NVMMADistributedLayout(
             version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, BLOCK_M, 16])
         kv_layout: gl.constexpr = gl.NVMMADistributedLayout(
@@ -368,10 +384,9 @@ if AVAILABLE:
             key_real = gl.expand_dims(
                 gl.load(KPM + b.to(gl.int64) * stride_kpm_b + offs_key, mask=offs_key < Nk,
                         other=1) == 0, 1)
-        # This warp group's key rows, and for dQ its columns of all the key rows.
-        k_rows = k_smem.slice(WG * KEYS, KEYS)
-        v_rows = v_smem.slice(WG * KEYS, KEYS)
-        k_cols = k_smem.slice(WG * COLS, COLS, dim=1)
+        # This warp group's rows of V, through which its dV leaves (the tile loop takes its
+        # own views of K and V: _tile_views).
+        v_rows = kv_smem.index(1).slice(WG * KEYS, KEYS)
         # Dropout's draws of a tile (hopper_dropout), at this warp group's place in
         # DRAW_ORDER: LATE during the last tile's dQ and dK, SPLIT half there and half
         # while the tile's own S^T and dP^T run, EARLY all while they run.
@@ -398,10 +413,11 @@ if AVAILABLE:
             for t in range(n_walk):
                 slot = t % STAGES
                 j = _column_tile(t, rot, n_col)
+                k_rows, v_rows_t, k_cols = _tile_views(kv_smem, t, WG, KEYS, COLS)
                 mbarrier.wait(ready.index(slot), (t // STAGES) & 1)
                 st = warpgroup_mma(k_rows, q_smem.index(slot).permute((1, 0)), zero_st,
                                    use_acc=False, is_async=True)
-                dpt = warpgroup_mma(v_rows, do_smem.index(slot).permute((1, 0)), zero_st,
+                dpt = warpgroup_mma(v_rows_t, do_smem.index(slot).permute((1, 0)), zero_st,
                                     use_acc=False, is_async=True)
                 if HAS_DROPOUT and PLACE == _SPLIT:
                     # Half the tile's draws while S^T and dP^T run (the warp group waits
@@ -558,8 +574,9 @@ if AVAILABLE:
         SWIZZLE: gl.constexpr = 128 if BLOCK_M * 2 >= 128 else BLOCK_M * 2
         ds_layout: gl.constexpr = gl.NVMMASharedLayout(swizzle_byte_width=SWIZZLE,
                                                        element_bitwidth=16, rank=2)
-        k_smem = gl.allocate_shared_memory(dtype, [BLOCK_N, D], k_desc.layout)
-        v_smem = gl.allocate_shared_memory(dtype, [BLOCK_N, D], v_desc.layout)
+        # K and V in one buffer of two (the consumers index it: _tile_views).
+        kv_smem = gl.allocate_shared_memory(dtype, [2, BLOCK_N, D], k_desc.layout)
+        k_smem, v_smem = kv_smem.index(0), kv_smem.index(1)
         q_smem = gl.allocate_shared_memory(dtype, [STAGES, BLOCK_M, D], q_desc.layout)
         do_smem = gl.allocate_shared_memory(dtype, [STAGES, BLOCK_M, D], do_desc.layout)
         lse_smem = gl.allocate_shared_memory(gl.float32, [STAGES, 1, BLOCK_M], lse_desc.layout)
@@ -606,7 +623,7 @@ if AVAILABLE:
                       BLOCK_M, HAS_PARTIAL)
         if NUM_WG == 1:
             gl.warp_specialize([
-                (_consume, (0, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
+                (_consume, (0, kv_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
@@ -618,14 +635,14 @@ if AVAILABLE:
             ], [1, 1], [24, 24])
         else:
             gl.warp_specialize([
-                (_consume, (0, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
+                (_consume, (0, kv_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER)),
-                (_consume, (1, k_smem, v_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
+                (_consume, (1, kv_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
