@@ -5,7 +5,7 @@ alternating in one process, each round in the order A B B A.
     git show <commit before>:sparseflash/kernels/hopper_fused.py > /tmp/s35_fused_before.py
     python benchmarks/sessions/s35_tile_views_ab.py /tmp/s35_fused_before.py [--rounds 2]
 
-(call 4 ran it with the file of commit 2c7c5b0.) Triton 3.6's ptxas for sm_90 reports
+(call 4 ran it with the file of commit 3a27055.) Triton 3.6's ptxas for sm_90 reports
 spill bytes, before / after: D=128 with partial blocks 80 / 48, with key padding 4 / 0,
 with dropout 312 / 16; D=64 20 / 12, with partial blocks 152 / 96 (NOTES v37). B=1, H=16,
 N=16K, bf16, D=128 and 64, and D=128 with dropout 0.1; ``launch.backward`` on one
