@@ -230,7 +230,8 @@ if AVAILABLE:
         in regular registers, moved them to uniform ones before each product and spilled
         around them; taken in the loop, they are rebuilt in uniform registers from one base
         (NOTES v37, Triton 3.6 for sm_90: spill bytes at D=128 with partial blocks 80 ->
-        48, with dropout 312 -> 16)."""
+        48, with dropout 312 -> 16, and on an H200 the D=128 backward with dropout 14-15%
+        faster; even without)."""
         zero = (t + gl.program_id(0)) >> 31
         k = kv_smem.index(zero)
         v = kv_smem.index(zero + 1)
