@@ -414,6 +414,7 @@ if AVAILABLE:
             for t in range(n_walk):
                 slot = t % STAGES
                 j = _column_tile(t, rot, n_col)
+                # v_rows_t: v_rows again, as the loop's own view.
                 k_rows, v_rows_t, k_cols = _tile_views(kv_smem, t, WG, KEYS, COLS)
                 mbarrier.wait(ready.index(slot), (t // STAGES) & 1)
                 st = warpgroup_mma(k_rows, q_smem.index(slot).permute((1, 0)), zero_st,
