@@ -357,6 +357,10 @@ def test_fused_backward_compiles_for_sm90(compiled, d, block_64, has_partial, dt
     else:
         assert 2 * (rec["shared"] + SM90_RESERVED_BYTES) <= 228 * 1024
         assert counts == {232, 24}, rec["setmaxnreg"]
+    if d == 128 and not has_partial and not padded:
+        # The plain D=128 tile loop fits its 240 registers (with K's and V's views taken in
+        # the loop, NOTES v37); spills there cost the dense backward 2-7% (NOTES v34).
+        assert rec["spill_bytes"] in (0, None), rec["spill_bytes"]
 
 
 @pytest.mark.parametrize("queries, queries_first", [(64, False), (128, False), (64, True)])
