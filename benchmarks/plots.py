@@ -258,6 +258,14 @@ def _draw_lines(ax, series: Dict[str, List[tuple]]) -> None:
                 color=colour, label=method, markersize=6, linewidth=1.5)
 
 
+def _draw_hollow(ax, method: str, x: float, y: float, size: int) -> None:
+    """``method``'s marker at (x, y), filled white: a call the host sets (:func:`host_bound`),
+    drawn over the filled one."""
+    colour, marker, _ = style(method)
+    ax.plot([x], [y], marker=marker, linestyle="none", color=colour, markerfacecolor="white",
+            markersize=size, zorder=3)
+
+
 def _label_points(ax, points: List[tuple], log_y: bool, *, log_x: bool = True) -> None:
     """Write a label right of each point, nudged up past the labels already placed near its
     x (within a factor 2 on a log axis) so that none overprints another, and the y axis
@@ -386,9 +394,7 @@ def _panels_by_pattern(plt, panels: Dict[tuple, Dict], rows: Sequence[Dict], tit
             for method, pts in series.items():
                 for x, y in pts:
                     if (pattern, D, mode, dtype, method, x) in hollow:
-                        colour, marker, _ = style(method)
-                        ax.plot([x], [y], marker=marker, linestyle="none", color=colour,
-                                markerfacecolor="white", markersize=6, zorder=3)
+                        _draw_hollow(ax, method, x, y, 6)
             _n_axis(ax, xs)
             if log_y:
                 _log_y_axis(ax, ys)
@@ -477,8 +483,7 @@ def plot_speed_vs_density(rows: Sequence[Dict], path: Path) -> Optional[Path]:
                         markersize=7, alpha=0.9)
                 for x, y, (_, _, p) in zip(xs, ys, pts):
                     if (p, D, mode, dtype, method, panel["N"]) in hollow:
-                        ax.plot([x], [y], marker=marker, linestyle="none", color=colour,
-                                markerfacecolor="white", markersize=7, zorder=3)
+                        _draw_hollow(ax, method, x, y, 7)
                 if method == "sparseflash":
                     labels += [(x, y, "dimgray", p if len(p) <= 20 else p[:18] + "…")
                                for x, y, (_, _, p) in zip(xs, ys, pts) if p.strip() != "dense"]
