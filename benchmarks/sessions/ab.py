@@ -1,0 +1,103 @@
+"""The A/B block that the kernel probes of sessions 34 and 35 each wrote out: bind a
+variant, run ``launch.backward`` twice, compare its gradients with the first variant's,
+time it; the variants alternate in one process, each round in the order A B B A (a clock
+or thermal drift then falls on both sides alike).
+
+A variant is a whole ``sparseflash.kernels`` package, so that a tree whose change spans
+several kernel modules (``hopper_fused`` and ``hopper_backward``, say) can be set against
+this one: :func:`kernels_of` loads another tree's ``sparseflash/kernels`` as a sibling
+subpackage (``sparseflash.<name>``), whose ``..reference`` imports resolve to this tree's
+(the variants must share ``reference.py``). Only the kernels are loaded twice: the
+package's ``torch.library`` ops register once.
+
+    from benchmarks.sessions import ab
+    variants = {"main": ab.kernels_of(None), "other": ab.kernels_of("/tmp/other", "kb")}
+    ab.backward_ab(variants, [(128, "dense", 0.0), (64, "local(3)", 0.1)], rounds=2)
+"""
+
+import importlib
+import importlib.util
+import os
+import sys
+from typing import Dict, Iterable, List, Optional, Tuple
+
+import torch
+
+import sparseflash
+
+
+def kernels_of(tree: Optional[str], name: str = "kernels"):
+    """The ``launch`` module of ``<tree>/sparseflash/kernels``, loaded as
+    ``sparseflash.<name>``; ``tree=None`` is this tree's own ``sparseflash.kernels``."""
+    if tree is None:
+        return importlib.import_module("sparseflash.kernels.launch")
+    folder = os.path.join(tree, "sparseflash", "kernels")
+    full = f"sparseflash.{name}"
+    spec = importlib.util.spec_from_file_location(
+        full, os.path.join(folder, "__init__.py"), submodule_search_locations=[folder])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[full] = package
+    spec.loader.exec_module(package)
+    return importlib.import_module(f"{full}.launch")
+
+
+def _inputs(B: int, H: int, N: int, D: int) -> List[torch.Tensor]:
+    """q, k, v and dO, (B, H, N, D) bfloat16 on the GPU, the same for every call."""
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    return [torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16, generator=gen)
+            for _ in range(4)]
+
+
+def backward_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, float]],
+                rounds: int = 2, B: int = 1, H: int = 16, N: int = 16384,
+                block: int = 128) -> Dict[tuple, Dict[str, List[float]]]:
+    """Time ``launch.backward`` of each variant (label -> ``launch`` module, two of them)
+    on each case (head dim, pattern, dropout p), at (B, H, N) in bfloat16, alternating
+    A B B A per round; print each run (ms, TFLOP/s at 2.5 x the forward's flops, whether
+    dK and dV are the first run's bit for bit, dQ's largest difference from it relative to
+    its largest entry) and each case's best times. Returns {case: {label: [ms, ...]}}."""
+    import triton
+
+    (a, b), results = list(variants), {}
+    order = [a, b, b, a]
+    inputs = {}
+    for D, pattern, p_drop in cases:
+        if D not in inputs:
+            inputs[D] = _inputs(B, H, N, D)
+        q, k, v, do = inputs[D]
+        layout = sparseflash.compile_layout(pattern, N, block=block, device=q.device)
+        tables = layout.kernel_tables()
+        flops = 2.5 * 4 * B * H * N * N * D * layout.density
+        seed = torch.tensor([1234], dtype=torch.int64, device="cuda") if p_drop else None
+        first = variants[a]
+        out, lse = first.forward(q, k, v, tables, first.LayoutMeta.of(layout), D ** -0.5,
+                                 None, None, seed, p_drop)[:2]
+        ref, times = None, {label: [] for label in variants}
+        for rnd in range(rounds):
+            for label in order:
+                launch = variants[label]
+                launch.clear_plans()
+                meta = launch.LayoutMeta.of(layout)
+
+                def run():
+                    return launch.backward(do, q, k, v, out, lse, tables, meta, D ** -0.5,
+                                           None, None, seed, p_drop)
+
+                grads = [run() for _ in range(2)]
+                torch.cuda.synchronize()
+                if ref is None:
+                    ref = grads[0]
+                dkdv_same = all(torch.equal(g[i], ref[i]) for g in grads for i in (1, 2))
+                dq_err = max(((g[0].float() - ref[0].float()).abs().max()
+                              / ref[0].float().abs().max()).item() for g in grads)
+                ms = triton.testing.do_bench(run, warmup=25, rep=150)
+                times[label].append(ms)
+                print(f"D={D} p={p_drop} {pattern:34s} round {rnd + 1} {label:14s} "
+                      f"{ms:7.3f} ms {flops / ms / 1e9:6.1f} TFLOP/s  dK,dV "
+                      f"{'bitwise equal' if dkdv_same else 'DIFFER'}, dQ max|diff|/max "
+                      f"{dq_err:.1e}", flush=True)
+        best_a, best_b = min(times[a]), min(times[b])
+        print(f"D={D} p={p_drop} {pattern:34s} best {a} {best_a:.3f} / {b} {best_b:.3f} ms "
+              f"({best_a / best_b - 1:+.1%})", flush=True)
+        results[(D, pattern, p_drop)] = times
+    return results
