@@ -40,8 +40,12 @@ DEFAULT_OUT_DIR = RESULTS / "plots"
 MEASUREMENT_KEY = ("gpu", "method", "pattern", "N", "B", "H", "D", "dtype", "mode", "timer")
 #: The methods drawn against density (those that can skip blocks).
 DENSITY_METHODS = ("sparseflash", "sparseflash-kernel", "flex")
-#: Wall time over kernel time beyond which a short call counts as set by the host.
-HOST_BOUND_RATIO, HOST_BOUND_MS = 1.1, 1.0
+#: Wall time over kernel time beyond which a short call counts as set by the host. Short:
+#: under 1.25 ms, the longest call the host has been seen to set (a D=128 random+global
+#: fwd+bwd, 1.2 ms of wall on 0.94 of kernels, session 35). Longer calls are left out
+#: because the profiler's kernel time is not the timer's there: the D=128 dense forward
+#: (3.4 ms) runs 1.11x its ``kernel_ms`` even replayed from a CUDA graph.
+HOST_BOUND_RATIO, HOST_BOUND_MS = 1.1, 1.25
 HOST_BOUND_NOTE = ("hollow markers: calls the host sets (wall time under "
                    f"{HOST_BOUND_MS:g} ms and over {HOST_BOUND_RATIO:g}x the kernels' "
                    "summed time, kernel_ms)")

@@ -14,7 +14,8 @@ timer they hold (``events``: ``do_bench``; ``cudagraph``: replayed CUDA graphs):
   sparseflash's TFLOP/s at each head dim and mode, with its share of the dense figure and
   its ratio to FlexAttention's;
 * in both, a figure whose wall time is over 1.1x its kernels' summed time (``kernel_ms``)
-  and under 1 ms is starred, as set by the host rather than the kernels;
+  and under 1.25 ms is starred, as set by the host rather than the kernels
+  (``plots.host_bound``);
 * cuDNN's dense and causal figures and their ratios to Flex, and the backward by
   difference (fwd+bwd less fwd) against cuDNN's;
 * each target the rows can be checked against, and the rows that miss it: dense at
