@@ -160,7 +160,8 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padde
     consts = dict(LAYOUT_BLOCK=layout_block, BLOCK_M=block_m, BLOCK_N=block_n, D=d,
                   STAGES=f.STAGES, DQ_BUFS=f.DQ_BUFS, HAS_PARTIAL=has_partial,
                   HAS_PADDING=padded, HAS_DROPOUT=dropout, TMA_STORE=f.TMA_STORE,
-                  DRAW_ORDER=f.DRAW_ORDER[d] if draw_order is None else draw_order,
+                  DRAW_ORDER=(f.DRAW_ORDER[d, bool(has_partial)] if draw_order is None
+                              else draw_order),
                   num_warps=warps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -46,8 +46,10 @@ def label(places):
 
 
 def use(d, places):
-    """Launch the fused backward with ``places`` from now on (new plans, a new kernel)."""
-    hopper_fused.DRAW_ORDER[d] = hopper_fused.draw_order(*places)
+    """Launch the fused backward with ``places`` from now on (new plans, a new kernel),
+    with and without partial blocks (one place for both until session 36)."""
+    hopper_fused.DRAW_ORDER[d, False] = hopper_fused.DRAW_ORDER[d, True] = \
+        hopper_fused.draw_order(*places)
     launch.clear_plans()
 
 
@@ -65,7 +67,7 @@ def run(B, H, N, d, dtype, patterns, rounds):
                .requires_grad_() for _ in range(3))
     grad = torch.randn_like(q)
     variants = VARIANTS[d]
-    default = hopper_fused.DRAW_ORDER[d]
+    default = {key: hopper_fused.DRAW_ORDER[key] for key in ((d, False), (d, True))}
     for pattern in patterns:
         layout = sparseflash.compile_layout(pattern, N, block=128, device=q.device)
         flops = 3.5 * 4 * B * H * N * N * d * layout.density
@@ -103,7 +105,7 @@ def run(B, H, N, d, dtype, patterns, rounds):
             text = " | ".join(f"{name} {ms:.3f} ({flops / ms * 1e-9:.0f})"
                               for name, ms in row.items())
             print(f"  round {r} fwd+bwd ms (TFLOP/s): {text}", flush=True)
-    hopper_fused.DRAW_ORDER[d] = default
+    hopper_fused.DRAW_ORDER.update(default)
     launch.clear_plans()
 
 

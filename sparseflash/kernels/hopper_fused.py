@@ -131,13 +131,19 @@ def draw_order(*places: int) -> int:
     return sum(place << (2 * wg) for wg, place in enumerate(places))
 
 
-#: By head dim, each consumer warp group's draw place (warp group 0's, then 1's). On an
-#: H100 (NOTES v30) SPLIT at both was 2-4% faster than LATE at D=64 and 6-7% slower at
-#: D=128. On an H200 (NOTES v33, ``benchmarks/sessions/s31_draw_order_ab.py``) every other
-#: placement was 2.5-7% slower at D=64; at D=128 (EARLY, LATE) was within 1% of (LATE,
-#: LATE) and the rest up to 5.5% slower: the warp groups meet at the dS exchange each
-#: tile, so drawing at different places shortens neither one's path.
-DRAW_ORDER = {64: draw_order(SPLIT, SPLIT), 128: draw_order(LATE, LATE)}
+#: By (head dim, whether the layout has partial blocks), each consumer warp group's draw
+#: place (warp group 0's, then 1's). The warp groups meet at the dS exchange each tile, so
+#: what a placement changes is mostly where the registers run short. On an H100 (NOTES
+#: v30) SPLIT at both was 2-4% faster than LATE at D=64 and 6-7% slower at D=128; on an
+#: H200 (NOTES v33, ``benchmarks/sessions/s31_draw_order_ab.py``) every other placement
+#: was 2.5-7% slower at D=64, and at D=128 (EARLY, LATE) within 1% of (LATE, LATE), the
+#: rest up to 5.5% slower. Since the tile loop takes K's and V's views per tile
+#: (``_tile_views``, session 35), at D=64 LATE at both spills 288 bytes against SPLIT's
+#: 492 (ptxas of Triton 3.6) and ran 7-9% faster than SPLIT on an H100 and an H200, and
+#: with partial blocks (EARLY, LATE) 3% faster than (LATE, LATE); at D=128 every
+#: placement ran within 1% (NOTES v38, ``benchmarks/sessions/s36_draw_order.py``).
+DRAW_ORDER = {(64, False): draw_order(LATE, LATE), (64, True): draw_order(EARLY, LATE),
+              (128, False): draw_order(LATE, LATE), (128, True): draw_order(LATE, LATE)}
 
 
 @triton.jit
@@ -727,8 +733,8 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
          stride_lim_b),
         LAYOUT_BLOCK=layout_block, BLOCK_M=block_m, BLOCK_N=block_n, D=D, STAGES=STAGES,
         DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
-        HAS_DROPOUT=has_dropout, TMA_STORE=TMA_STORE, DRAW_ORDER=DRAW_ORDER[D],
-        num_warps=NUM_WARPS, maxnreg=maxnreg)
+        HAS_DROPOUT=has_dropout, TMA_STORE=TMA_STORE,
+        DRAW_ORDER=DRAW_ORDER[D, bool(has_partial)], num_warps=NUM_WARPS, maxnreg=maxnreg)
     return delta, fused, (block_n, block_m), cast
 
 
