@@ -3,9 +3,11 @@ variant, run ``launch.backward`` twice, compare its gradients with the first var
 time it; the variants alternate in one process, each round in the order A B B A (a clock
 or thermal drift then falls on both sides alike).
 
-A variant is a whole ``sparseflash.kernels`` package, so that a tree whose change spans
-several kernel modules (``hopper_fused`` and ``hopper_backward``, say) can be set against
-this one: :func:`kernels_of` loads another tree's ``sparseflash/kernels`` as a sibling
+A variant is a whole ``sparseflash.kernels`` package (its ``launch`` module), so that a
+tree whose change spans several kernel modules (``hopper_fused`` and ``hopper_backward``,
+say) can be set against this one, or a ``(launch, setup)`` pair whose ``setup()`` sets a
+knob (a module constant) before the variant binds, for variants of one tree. Tree
+variants: :func:`kernels_of` loads another tree's ``sparseflash/kernels`` as a sibling
 subpackage (``sparseflash.<name>``), whose ``..reference`` imports resolve to this tree's
 (the variants must share ``reference.py``). Only the kernels are loaded twice: the
 package's ``torch.library`` ops register once.
@@ -13,13 +15,15 @@ package's ``torch.library`` ops register once.
     from benchmarks.sessions import ab
     variants = {"main": ab.kernels_of(None), "other": ab.kernels_of("/tmp/other", "kb")}
     ab.backward_ab(variants, [(128, "dense", 0.0), (64, "local(3)", 0.1)], rounds=2)
+
+Knob variants: ``{"a": (launch, lambda: set_knob(1)), "b": (launch, lambda: set_knob(2))}``.
 """
 
 import importlib
 import importlib.util
 import os
 import sys
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import torch
 
@@ -48,18 +52,24 @@ def _inputs(B: int, H: int, N: int, D: int) -> List[torch.Tensor]:
             for _ in range(4)]
 
 
+def _split(variant) -> Tuple[object, Optional[Callable[[], None]]]:
+    """(launch module, setup or None) of a variant given as either."""
+    return variant if isinstance(variant, tuple) else (variant, None)
+
+
 def backward_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, float]],
                 rounds: int = 2, B: int = 1, H: int = 16, N: int = 16384,
                 block: int = 128) -> Dict[tuple, Dict[str, List[float]]]:
-    """Time ``launch.backward`` of each variant (label -> ``launch`` module, two of them)
-    on each case (head dim, pattern, dropout p), at (B, H, N) in bfloat16, alternating
-    A B B A per round; print each run (ms, TFLOP/s at 2.5 x the forward's flops, whether
-    dK and dV are the first run's bit for bit, dQ's largest difference from it relative to
-    its largest entry) and each case's best times. Returns {case: {label: [ms, ...]}}."""
+    """Time ``launch.backward`` of each variant (label -> ``launch`` module or (module,
+    setup); two or more) on each case (head dim, pattern, dropout p), at (B, H, N) in
+    bfloat16, in the order A B .. B A per round; print each run (ms, TFLOP/s at 2.5 x the
+    forward's flops, whether dK and dV are the first run's bit for bit, dQ's largest
+    difference from it relative to its largest entry) and each case's best times against
+    the first variant's. Returns {case: {label: [ms, ...]}}."""
     import triton
 
-    (a, b), results = list(variants), {}
-    order = [a, b, b, a]
+    labels, results = list(variants), {}
+    order = labels + labels[::-1]
     inputs = {}
     for D, pattern, p_drop in cases:
         if D not in inputs:
@@ -69,13 +79,15 @@ def backward_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, flo
         tables = layout.kernel_tables()
         flops = 2.5 * 4 * B * H * N * N * D * layout.density
         seed = torch.tensor([1234], dtype=torch.int64, device="cuda") if p_drop else None
-        first = variants[a]
+        first = _split(variants[labels[0]])[0]
         out, lse = first.forward(q, k, v, tables, first.LayoutMeta.of(layout), D ** -0.5,
                                  None, None, seed, p_drop)[:2]
         ref, times = None, {label: [] for label in variants}
         for rnd in range(rounds):
             for label in order:
-                launch = variants[label]
+                launch, setup = _split(variants[label])
+                if setup is not None:
+                    setup()
                 launch.clear_plans()
                 meta = launch.LayoutMeta.of(layout)
 
@@ -96,8 +108,10 @@ def backward_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, flo
                       f"{ms:7.3f} ms {flops / ms / 1e9:6.1f} TFLOP/s  dK,dV "
                       f"{'bitwise equal' if dkdv_same else 'DIFFER'}, dQ max|diff|/max "
                       f"{dq_err:.1e}", flush=True)
-        best_a, best_b = min(times[a]), min(times[b])
-        print(f"D={D} p={p_drop} {pattern:34s} best {a} {best_a:.3f} / {b} {best_b:.3f} ms "
-              f"({best_a / best_b - 1:+.1%})", flush=True)
+        best = {label: min(ms) for label, ms in times.items()}
+        first_best = best[labels[0]]
+        print(f"D={D} p={p_drop} {pattern:34s} best " + " / ".join(
+            f"{label} {ms:.3f}" + ("" if label == labels[0] else f" ({first_best / ms - 1:+.1%})")
+            for label, ms in best.items()) + " ms", flush=True)
         results[(D, pattern, p_drop)] = times
     return results
