@@ -134,7 +134,7 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padde
     with key padding and with dropout as asked (its draws placed by ``draw_order``, by
     default ``hopper_fused.DRAW_ORDER``'s)."""
     f = hopper_fused
-    block_n, block_m, maxnreg = f.tiles(d, layout_block)
+    block_n, block_m, maxnreg = f.tiles(d, layout_block, bool(has_partial) and dropout)
     warps = f.NUM_WARPS
     dq_cols = d * f.KEYS_PER_WG // block_n
     kernel = f.hopper_fused_backward_kernel
@@ -258,8 +258,10 @@ JOBS += [("fused", 128, False, False, BF16, False), ("fused", 128, False, True, 
          ("fused", 64, False, True, BF16, False), ("fused", 64, True, True, FP16, False),
          ("fused", 128, False, False, BF16, True), ("fused", 64, False, True, BF16, True),
          ("fused", 64, True, False, BF16, True)]
-# ... and with dropout: both tile shapes, partial blocks, with key padding.
+# ... and with dropout: each tile shape (at D=64 with a layout block of 128: 128 x 128,
+# and with partial blocks 128 x 64), partial blocks, with key padding.
 JOBS += [("fused", 128, False, False, BF16, "dropout"),
+         ("fused", 64, False, False, BF16, "dropout"),
          ("fused", 64, False, True, FP16, "dropout"),
          ("fused", 64, True, True, BF16, "dropout"), ("fused", 128, False, True, BF16, "both"),
          ("fused", 128, False, True, BF16, "dropout-early")]

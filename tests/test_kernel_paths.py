@@ -335,6 +335,18 @@ def test_fused_backward_setting(monkeypatch):
         hopper_fused.choice()
 
 
+def test_fused_backward_tiles():
+    """The fused backward's tiles (key rows, query rows, register cap) by head dim and
+    layout block; at D=64 a call with dropout on partial blocks takes 128 x 64 (the
+    128 x 128 tile spills there, NOTES v38), every other call 128 x 128."""
+    from sparseflash.kernels import hopper_fused
+    assert hopper_fused.tiles(128, 128) == hopper_fused.tiles(128, 128, True) == (128, 64, 168)
+    assert hopper_fused.tiles(64, 256) == (128, 128, 168)
+    assert hopper_fused.tiles(64, 128, partial_dropout=True) == (128, 64, 168)
+    assert hopper_fused.tiles(64, 64) == hopper_fused.tiles(64, 64, True) == (64, 64, 128)
+    assert hopper_fused.tiles(64, 32) is None and hopper_fused.tiles(96, 128) is None
+
+
 def test_pingpong_forward_setting(monkeypatch):
     """``SPARSEFLASH_PINGPONG`` takes auto (the ping-pong kernel at D=128, and at D=64 on
     layouts with partial blocks and long rows, or with dropout), 1 (at D=64 too) or 0

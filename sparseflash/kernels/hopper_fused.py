@@ -103,6 +103,12 @@ KEYS_PER_WG, NUM_WARPS = 64, 4
 #: ``butterfly`` and even on ``local(3)`` and random+global (NOTES v24); 64 x 64 (6 warps
 #: (8) at 128, two programs an SM, the consumer gets 232) serves layout blocks of 64.
 TILES = {128: ((128, 64, 168),), 64: ((128, 128, 168), (64, 64, 128))}
+#: The same where a call has dropout and its layout partial blocks. At D=64 the 128 x 128
+#: tile's consumers spill 784 bytes there (ptxas of Triton 3.6; the draws and the partial
+#: blocks' masks), 128 x 64's none, and 128 x 64 ran 18% faster on `causal` (an H100,
+#: NOTES v38), while with dropout and no partial blocks it ran 1-5% slower and without
+#: dropout 10%.
+TILES_PARTIAL_DROPOUT = {64: ((128, 64, 168), (64, 64, 128))}
 #: dK and dV tiles wholly inside Nk of unsplit columns leave by TMA stores through free
 #: shared buffers instead of the threads' pointer stores.
 TMA_STORE = True
@@ -694,10 +700,14 @@ def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor,
     return hopper.inputs_fit((q, k, v, do), layout_block, (), 0.0, False)
 
 
-def tiles(head_dim: int, layout_block: int):
+def tiles(head_dim: int, layout_block: int, partial_dropout: bool = False):
     """-> (key rows, query rows, register cap): the first of :data:`TILES` for
-    ``head_dim`` whose rows divide ``layout_block``; None where there is none."""
-    for tile in TILES.get(head_dim, ()):
+    ``head_dim`` (of :data:`TILES_PARTIAL_DROPOUT`, where it has the head dim, for a call
+    with dropout on a layout with partial blocks) whose rows divide ``layout_block``; None
+    where there is none."""
+    table = TILES_PARTIAL_DROPOUT if partial_dropout and head_dim in TILES_PARTIAL_DROPOUT \
+        else TILES
+    for tile in table.get(head_dim, ()):
         if layout_block % tile[0] == 0 and layout_block % tile[1] == 0:
             return tile
     return None
@@ -721,7 +731,7 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
     shapes; :func:`backward` launches them."""
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
-    block_n, block_m, maxnreg = tiles(D, layout_block)
+    block_n, block_m, maxnreg = tiles(D, layout_block, bool(has_partial) and has_dropout)
     delta = _DELTA.bind((triton.cdiv(N, DELTA_ROWS), B * H), (),
                         (*o.stride()[:3], *do.stride()[:3], H, N), D=D, BLOCK_M=DELTA_ROWS,
                         REVERSED=PASSES_LAST_HEAD_FIRST, num_warps=DELTA_WARPS)
