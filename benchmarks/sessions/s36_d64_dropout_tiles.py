@@ -25,7 +25,9 @@ NARROW = ((128, 64, 168),) + DEFAULT[1:]
 
 
 def use(tiles):
-    hopper_fused.TILES[64] = tiles
+    """D=64 calls on ``tiles`` from now on, with dropout on partial blocks too (which
+    ``TILES_PARTIAL_DROPOUT`` sends to 128 x 64 since this session)."""
+    hopper_fused.TILES[64] = hopper_fused.TILES_PARTIAL_DROPOUT[64] = tiles
 
 
 def main():
