@@ -99,7 +99,7 @@ def test_load_records_rejects_what_is_not_a_results_file(tmp_path):
 # ----------------------------------------------------------------------------- plot data
 def test_host_bound_rows_are_short_calls_the_kernels_do_not_fill():
     """The rule behind the tables' stars and the plots' hollow markers: a full call under
-    1 ms whose wall time is over 1.1x its kernels' summed time."""
+    1.25 ms whose wall time is over 1.1x its kernels' summed time."""
     assert plots.host_bound(_row(ms=0.5, kernel_ms=0.4))
     assert not plots.host_bound(_row(ms=0.5, kernel_ms=0.46))   # within 1.1x
     assert plots.host_bound(_row(ms=1.2, kernel_ms=0.94))       # still short

@@ -1,7 +1,7 @@
 """The A/B block that the kernel probes of sessions 34 and 35 each wrote out: bind a
 variant, run ``launch.backward`` twice, compare its gradients with the first variant's,
-time it; the variants alternate in one process, each round in the order A B B A (a clock
-or thermal drift then falls on both sides alike).
+time it; the variants alternate in one process, each round in the order A B B A (A B C C
+B A for three; a clock or thermal drift then falls on every side alike).
 
 A variant is a whole ``sparseflash.kernels`` package (its ``launch`` module), so that a
 tree whose change spans several kernel modules (``hopper_fused`` and ``hopper_backward``,

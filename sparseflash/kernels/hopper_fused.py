@@ -105,9 +105,9 @@ KEYS_PER_WG, NUM_WARPS = 64, 4
 TILES = {128: ((128, 64, 168),), 64: ((128, 128, 168), (64, 64, 128))}
 #: The same where a call has dropout and its layout partial blocks. At D=64 the 128 x 128
 #: tile's consumers spill 784 bytes there (ptxas of Triton 3.6; the draws and the partial
-#: blocks' masks), 128 x 64's none, and 128 x 64 ran 18% faster on `causal` (an H100,
-#: NOTES v38), while with dropout and no partial blocks it ran 1-5% slower and without
-#: dropout 10%.
+#: blocks' masks), 128 x 64's none, and 128 x 64 ran 14-18% faster on ``causal`` and
+#: ``local(3) & causal`` (an H100 and an H200, NOTES v38), while with dropout and no
+#: partial blocks it ran 0-5% slower and without dropout 10%.
 TILES_PARTIAL_DROPOUT = {64: ((128, 64, 168), (64, 64, 128))}
 #: dK and dV tiles wholly inside Nk of unsplit columns leave by TMA stores through free
 #: shared buffers instead of the threads' pointer stores.
