@@ -12,6 +12,10 @@ probe measured (late, late) 7-9% faster than (split, split) on dense, ``local(3)
 new default (late, late) first, (split, split) and (early, late), adding ``causal``
 (partial blocks): every variant's dK and dV bit for bit the first's, then fwd+bwd with
 dropout 0.1 from CUDA graphs, the variants alternating within each round.
+
+Result (call 5, an H200; NOTES v38): (late, late) 7-9% faster than (split, split) on
+dense, ``local(3)`` and ``butterfly``; on ``causal`` (early, late) 3% faster than (late,
+late). Kept: ``DRAW_ORDER`` by head dim and partial blocks.
 """
 
 import argparse
