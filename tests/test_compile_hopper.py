@@ -73,18 +73,33 @@ from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 from sparseflash.kernels.backward import sum_split_rows_kernel
 from sparseflash.kernels.forward import merge_split_rows_kernel
+from sparseflash.kernels.hopper_fused import delta_kernel, dq_cast_kernel
 from sparseflash.kernels.launch import SPLIT_TILE_ROWS
 found = {}
-for kernel, pointers in ((merge_split_rows_kernel, dict(WS_O="*fp32", WS_LSE="*fp32", O="*bf16",
-                                                        LSE="*fp32")),
-                         (sum_split_rows_kernel, dict(WS="*fp32", OUT="*bf16"))):
-    consts = dict(LAYOUT_BLOCK=128, BLOCK_M=SPLIT_TILE_ROWS, BLOCK_D=128)
+def ptx_of(kernel, pointers, consts):
     sig = {name: "i32" for name in kernel.arg_names}
-    sig.update(pointers, SPLIT_SLOTS="*i32", SPLIT_ROWS="*i32",
-               **dict.fromkeys(consts, "constexpr"))
-    ptx = triton.compile(ASTSource(kernel, sig, consts), target=GPUTarget("cuda", 90, 128),
-                         options=dict(num_warps=4)).asm["ptx"]
-    found[kernel.fn.__name__] = ptx.count("cp.async")
+    sig.update(pointers, **dict.fromkeys(consts, "constexpr"))
+    return triton.compile(ASTSource(kernel, sig, consts), target=GPUTarget("cuda", 90, 128),
+                          options=dict(num_warps=4)).asm["ptx"]
+tables = dict(SPLIT_SLOTS="*i32", SPLIT_ROWS="*i32")
+split = dict(LAYOUT_BLOCK=128, BLOCK_M=SPLIT_TILE_ROWS, BLOCK_D=128)
+for name, kernel, pointers, consts in (
+        ("merge", merge_split_rows_kernel,
+         dict(WS_O="*fp32", WS_LSE="*fp32", O="*bf16", LSE="*fp32", **tables), split),
+        ("sum", sum_split_rows_kernel,
+         dict(WS="*fp32", OUT="*bf16", WS_2="*fp32", OUT_2="*bf16", **tables),
+         dict(split, PAIR=False, PDL=False)),
+        ("sum_pair_pdl", sum_split_rows_kernel,
+         dict(WS="*fp32", OUT="*bf16", WS_2="*fp32", OUT_2="*bf16", **tables),
+         dict(split, PAIR=True, PDL=True)),
+        ("delta_pdl", delta_kernel,
+         dict(O="*bf16", DO="*bf16", DELTA="*fp32", DQ_ACC="*fp32"),
+         dict(D=128, BLOCK_M=64, REVERSED=True, PDL=True)),
+        ("cast_pdl", dq_cast_kernel, dict(DQ_ACC="*fp32", DQ="*bf16"),
+         dict(D=128, BLOCK_M=64, REVERSED=True, PDL=True))):
+    ptx = ptx_of(kernel, pointers, consts)
+    found[name] = [ptx.count(op) for op in ("cp.async", "griddepcontrol.wait",
+                                            "griddepcontrol.launch_dependents")]
 print(json.dumps(found))
 """
 
@@ -92,11 +107,17 @@ print(json.dumps(found))
 def test_split_row_kernels_pipeline_their_chunk_loads():
     """The merge (forward) and split-sum (backward) kernels load each chunk's slot and rows
     ahead by asynchronous copies (``tl.range`` with stages): a plain loop waited for two
-    dependent loads a chunk, 15-20 us a launch on an H200 (benchmarks/NOTES.md, v23)."""
+    dependent loads a chunk, 15-20 us a launch on an H200 (benchmarks/NOTES.md, v23).
+    Launched by programmatic dependent launch (``PDL``), the sum (dK and dV in one launch)
+    and dQ's cast wait for the grid before them, and the delta kernel and the cast let
+    the next one launch; without ``PDL`` none of them has the instructions."""
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     done = subprocess.run([sys.executable, "-c", _SPLIT_KERNELS_PROBE], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     found = json.loads(done.stdout.strip().splitlines()[-1])
-    assert found["merge_split_rows_kernel"] > 0 and found["sum_split_rows_kernel"] > 0, found
+    assert found["merge"][0] > 0 and found["sum"][0] > 0 and found["sum_pair_pdl"][0] > 0, found
+    assert found["merge"][1:] == [0, 0] and found["sum"][1:] == [0, 0], found
+    assert found["sum_pair_pdl"][1:] == [1, 0], found
+    assert found["delta_pdl"][1:] == [0, 1] and found["cast_pdl"][1:] == [1, 1], found

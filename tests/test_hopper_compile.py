@@ -128,11 +128,12 @@ def _compile_dkdv(d, has_partial, dtype=torch.bfloat16):
 
 
 def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padded=False,
-                   dropout=False, draw_order=None):
+                   dropout=False, draw_order=None, pdl=None):
     """triton.compile of the fused backward for sm_90, as ``hopper_fused.backward``
     launches it on a layout of ``layout_block`` (its tiles, its register cap), for a call
     with key padding and with dropout as asked (its draws placed by ``draw_order``, by
-    default ``hopper_fused.DRAW_ORDER``'s)."""
+    default ``hopper_fused.DRAW_ORDER``'s; programmatic dependent launch as ``pdl``, by
+    default ``hopper_fused.PDL``)."""
     f = hopper_fused
     block_n, block_m, maxnreg = f.tiles(d, layout_block, bool(has_partial) and dropout)
     warps = f.NUM_WARPS
@@ -162,7 +163,7 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padde
                   HAS_PADDING=padded, HAS_DROPOUT=dropout, TMA_STORE=f.TMA_STORE,
                   DRAW_ORDER=(f.DRAW_ORDER[d, bool(has_partial)] if draw_order is None
                               else draw_order),
-                  num_warps=warps)
+                  PDL=f.PDL if pdl is None else pdl, num_warps=warps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return triton.compile(GluonASTSource(kernel, sig, consts),
@@ -240,7 +241,9 @@ def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
             "tma_reduce": "cp.reduce.async.bulk.tensor" in ptx,
             # Register reallocation between the partitions: (inc|dec, count) in order.
             "setmaxnreg": re.findall(r"setmaxnreg\.(inc|dec)\.sync\.aligned\.u32\s+(\d+)", ptx),
-            "serialized": serialized, "spill_bytes": spills}
+            "serialized": serialized, "spill_bytes": spills,
+            "griddepcontrol": [ptx.count("griddepcontrol.wait"),
+                               ptx.count("griddepcontrol.launch_dependents")]}
 
 
 BF16, FP16 = torch.bfloat16, torch.float16
@@ -364,6 +367,9 @@ def test_fused_backward_compiles_for_sm90(compiled, d, block_64, has_partial, dt
         # The plain D=128 tile loop fits its 240 registers (with K's and V's views taken in
         # the loop, NOTES v37); spills there cost the dense backward 2-7% (NOTES v34).
         assert rec["spill_bytes"] in (0, None), rec["spill_bytes"]
+    # Programmatic dependent launch: the loader and the dQ adder wait for the delta
+    # kernel, and the program lets dQ's cast launch.
+    assert rec["griddepcontrol"] == ([2, 1] if hopper_fused.PDL else [0, 0])
 
 
 @pytest.mark.parametrize("queries, queries_first", [(64, False), (128, False), (64, True)])

@@ -57,15 +57,34 @@ def _split(variant) -> Tuple[object, Optional[Callable[[], None]]]:
     return variant if isinstance(variant, tuple) else (variant, None)
 
 
+def _graph_bench(run: Callable[[], object]) -> float:
+    """Median ms of ``run`` replayed from a CUDA graph (captured after a call on a side
+    stream, as ``benchmarks.attention``'s ``--timer cudagraph``): the GPU's time alone,
+    without the host's launches between the kernels."""
+    import triton
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        run()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        run()
+    return triton.testing.do_bench(graph.replay, warmup=25, rep=150)
+
+
 def backward_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, float]],
                 rounds: int = 2, B: int = 1, H: int = 16, N: int = 16384,
-                block: int = 128) -> Dict[tuple, Dict[str, List[float]]]:
+                block: int = 128, timer: str = "events") -> Dict[tuple, Dict[str, List[float]]]:
     """Time ``launch.backward`` of each variant (label -> ``launch`` module or (module,
     setup); two or more) on each case (head dim, pattern, dropout p), at (B, H, N) in
     bfloat16, in the order A B .. B A per round; print each run (ms, TFLOP/s at 2.5 x the
     forward's flops, whether dK and dV are the first run's bit for bit, dQ's largest
     difference from it relative to its largest entry) and each case's best times against
-    the first variant's. Returns {case: {label: [ms, ...]}}."""
+    the first variant's. ``timer``: ``events`` (``do_bench`` of eager calls) or
+    ``cudagraph`` (of a graph's replays, :func:`_graph_bench`). Returns {case: {label:
+    [ms, ...]}}."""
     import triton
 
     labels, results = list(variants), {}
@@ -102,7 +121,8 @@ def backward_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, flo
                 dkdv_same = all(torch.equal(g[i], ref[i]) for g in grads for i in (1, 2))
                 dq_err = max(((g[0].float() - ref[0].float()).abs().max()
                               / ref[0].float().abs().max()).item() for g in grads)
-                ms = triton.testing.do_bench(run, warmup=25, rep=150)
+                ms = (_graph_bench(run) if timer == "cudagraph"
+                      else triton.testing.do_bench(run, warmup=25, rep=150))
                 times[label].append(ms)
                 print(f"D={D} p={p_drop} {pattern:34s} round {rnd + 1} {label:14s} "
                       f"{ms:7.3f} ms {flops / ms / 1e9:6.1f} TFLOP/s  dK,dV "

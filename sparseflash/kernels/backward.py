@@ -21,7 +21,8 @@ import triton.language as tl
 
 from .common import (ENTRY_FULL_END, ENTRY_FULL_START, ENTRY_PARTIAL_END, ENTRY_PARTIAL_START,
                      ENTRY_SLOT, consecutive_run, dropout_keep, dropout_seed, head_dim_mask,
-                     key_bound_mask, mma, scheduled_program, tile_mask, walk_ends)
+                     key_bound_mask, mma, scheduled_program, tile_mask, wait_for_prior_grid,
+                     walk_ends)
 
 
 @triton.jit
@@ -391,19 +392,30 @@ def attention_dq_kernel(
 
 @triton.jit(do_not_specialize=["N"])
 def sum_split_rows_kernel(
-        WS, SPLIT_SLOTS, SPLIT_ROWS, OUT,
+        WS, SPLIT_SLOTS, SPLIT_ROWS, OUT, WS_2, OUT_2,
         stride_ob, stride_oh, stride_on, stride_od,
         H, N, D, NUM_ROWS, LAYOUT_HEADS, NUM_SLOTS, MAX_CHUNKS,
-        LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr):
+        LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr,
+        PAIR: tl.constexpr = False, PDL: tl.constexpr = False):
     """Add up the partial gradients of one split row's chunks (workspace ``(G, NUM_SLOTS,
-    LAYOUT_BLOCK, D)`` float32) into ``OUT``; grid (split row, (batch, repeat), tile)."""
+    LAYOUT_BLOCK, D)`` float32) into ``OUT``; grid (split row, (batch, repeat), tile).
+    With ``PAIR`` the grid's last axis is twice as long and its second half does the same
+    from ``WS_2`` into ``OUT_2`` (dV beside dK: one launch, not two; ``OUT_2`` strided as
+    ``OUT``). With ``PDL`` it waits for the grid before it (launched with ``launch_pdl``)."""
+    wait_for_prior_grid(PDL)
     u = tl.program_id(0)
     g = tl.program_id(1)
+    tile = tl.program_id(2)
+    if PAIR:
+        if tile >= LAYOUT_BLOCK // BLOCK_M:
+            tile -= LAYOUT_BLOCK // BLOCK_M
+            WS = WS_2
+            OUT = OUT_2
     row = tl.load(SPLIT_ROWS + u)
     rep = H // LAYOUT_HEADS
     b = g // rep
     h = (row // NUM_ROWS) * rep + g % rep
-    offs_r = tl.program_id(2) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_r = tile * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_m = (row % NUM_ROWS) * LAYOUT_BLOCK + offs_r
     offs_d = tl.arange(0, BLOCK_D)
     d_ok = offs_d < D

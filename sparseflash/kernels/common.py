@@ -287,3 +287,33 @@ def block_at(IDX, listed, start, i, INDEX_REGS: tl.constexpr):
         return tl.sum(tl.where(lanes == i - start, listed, 0), 0)
     else:
         return tl.load(IDX + i)
+
+
+# Programmatic dependent launch (Hopper): a kernel launched with ``launch_pdl=True`` may
+# start while the kernel before it in the stream finishes, and waits (``griddepcontrol.wait``)
+# for that kernel's completion and memory before it touches what it wrote. The instructions
+# exist from sm_90 on and in Triton 3.3 on; a launcher passes ``PDL=True`` only there.
+try:
+    from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
+    PDL_AVAILABLE = True
+except ImportError:  # an older Triton: PDL stays off (nothing calls these)
+    gdc_launch_dependents = gdc_wait = None
+    PDL_AVAILABLE = False
+
+
+@triton.jit
+def wait_for_prior_grid(PDL: tl.constexpr):
+    """With ``PDL``: block until the grid launched before this one has completed and its
+    writes are visible. Every global read of its outputs, and every global write, comes
+    after (a write before it could land in memory the prior grid still reads)."""
+    if PDL:
+        gdc_wait()
+
+
+@triton.jit
+def let_next_grid_launch(PDL: tl.constexpr):
+    """With ``PDL``: let the grid launched after this one (with ``launch_pdl``) start once
+    every program of this grid has passed here, so that its programs take the SMs this
+    grid's last wave leaves idle and wait there, instead of being launched after it."""
+    if PDL:
+        gdc_launch_dependents()

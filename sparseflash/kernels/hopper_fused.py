@@ -85,8 +85,8 @@ import torch
 import triton
 import triton.language as tl
 
-from . import fastlaunch, hopper, hopper_backward, hopper_dropout
-from .common import ENTRY_SLOT
+from . import common, fastlaunch, hopper, hopper_backward, hopper_dropout
+from .common import ENTRY_SLOT, let_next_grid_launch, wait_for_prior_grid
 
 AVAILABLE = hopper.AVAILABLE
 
@@ -129,6 +129,11 @@ PASSES_LAST_HEAD_FIRST = True
 #: point of fewest live registers), ``SPLIT`` half there and half while the tile's own
 #: S^T and dP^T run, ``EARLY`` all while its own S^T and dP^T run.
 LATE, SPLIT, EARLY = 0, 1, 2
+#: Whether the launches after the delta kernel (the fused kernel, dQ's cast, the split
+#: columns' sums) start by programmatic dependent launch: each grid lets the next one
+#: launch once all its programs have started, and the next one's programs wait on the
+#: SMs for it to complete (``griddepcontrol``) instead of being launched after it.
+PDL = common.PDL_AVAILABLE
 
 
 def draw_order(*places: int) -> int:
@@ -169,11 +174,13 @@ def _pass_rows(H, N, BLOCK_M: tl.constexpr, REVERSED: tl.constexpr):
 @triton.jit
 def delta_kernel(O, DO, DELTA, DQ_ACC, stride_ob, stride_oh, stride_on, stride_dob,
                  stride_doh, stride_don, H, N, D: tl.constexpr, BLOCK_M: tl.constexpr,
-                 REVERSED: tl.constexpr):
+                 REVERSED: tl.constexpr, PDL: tl.constexpr = False):
     """``DELTA = rowsum(dO * O)`` (B, H, N) float32, and the rows of the float32 dQ
     accumulator DQ_ACC (B*H*N, D) zeroed, for program (row tile, b * H + h);
     ``REVERSED``: the programs take the heads and row tiles last to first
-    (:data:`PASSES_LAST_HEAD_FIRST`)."""
+    (:data:`PASSES_LAST_HEAD_FIRST`). ``PDL``: the fused kernel may launch once every
+    program has started (:data:`PDL`)."""
+    let_next_grid_launch(PDL)
     b, h, bh, offs_m, m_ok = _pass_rows(H, N, BLOCK_M, REVERSED)
     offs_d = tl.arange(0, D)
     o = tl.load(O + b.to(tl.int64) * stride_ob + h * stride_oh
@@ -189,10 +196,13 @@ def delta_kernel(O, DO, DELTA, DQ_ACC, stride_ob, stride_oh, stride_on, stride_d
 
 @triton.jit
 def dq_cast_kernel(DQ_ACC, DQ, stride_b, stride_h, stride_n, H, N, D: tl.constexpr,
-                   BLOCK_M: tl.constexpr, REVERSED: tl.constexpr):
+                   BLOCK_M: tl.constexpr, REVERSED: tl.constexpr, PDL: tl.constexpr = False):
     """``DQ`` (B, H, N, D) 16-bit, strides as given (last dim contiguous) = the float32
     accumulator DQ_ACC (B*H*N, D) rounded to nearest even, for program (row tile,
-    b * H + h); ``REVERSED`` as :func:`delta_kernel`'s."""
+    b * H + h); ``REVERSED`` as :func:`delta_kernel`'s. ``PDL``: launched by programmatic
+    dependent launch after the fused kernel, whose sums it waits for."""
+    wait_for_prior_grid(PDL)
+    let_next_grid_launch(PDL)
     b, h, bh, offs_m, m_ok = _pass_rows(H, N, BLOCK_M, REVERSED)
     offs_d = tl.arange(0, D)
     rows = bh.to(tl.int64) * N + offs_m
@@ -213,6 +223,18 @@ if AVAILABLE:
                                                                   warpgroup_mma_init)
     _query_tile = hopper_backward._query_tile
     _column = hopper_backward._column
+
+    @gluon.jit
+    def _wait_for_prior_grid(PDL: gl.constexpr):
+        """``common.wait_for_prior_grid`` in Gluon."""
+        if PDL:
+            common.gdc_wait()
+
+    @gluon.jit
+    def _let_next_grid_launch(PDL: gl.constexpr):
+        """``common.let_next_grid_launch`` in Gluon."""
+        if PDL:
+            common.gdc_launch_dependents()
 
     if hasattr(tma, "async_atomic_add"):
         tma_reduce_add = tma.async_atomic_add
@@ -296,12 +318,14 @@ if AVAILABLE:
                 do_smem, lse_smem, delta_smem, kv_bar, ready, empty, FULL_IDX, PART_IDX, n_col,
                 rot, n_full, n_walk, full_start, part_start, q_row0, k_row, N,
                 LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
-                HAS_PARTIAL: gl.constexpr):
+                HAS_PARTIAL: gl.constexpr, PDL: gl.constexpr):
         """One warp: K and V, then each tile's Q, dO, LSE and delta into the slot the
-        consumers freed."""
+        consumers freed. With ``PDL`` the tiles' copies wait for the delta kernel (K and
+        V, the forward's inputs, do not)."""
         mbarrier.expect(kv_bar, k_desc.block_type.nbytes + v_desc.block_type.nbytes)
         tma_load(k_desc, [k_row, 0], kv_bar, k_smem)
         tma_load(v_desc, [k_row, 0], kv_bar, v_smem)
+        _wait_for_prior_grid(PDL)
         for t in range(n_walk):
             slot = t % STAGES
             # The table read first: its latency passes while the slot is still in use.
@@ -322,10 +346,13 @@ if AVAILABLE:
     @gluon.jit
     def _dq_adder(q_desc, dq_desc, dq_smem, dq_ready, dq_empty, FULL_IDX, PART_IDX, n_col, rot,
                   n_full, n_walk, full_start, part_start, q_row0, N,
-                  LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, HAS_PARTIAL: gl.constexpr):
+                  LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, HAS_PARTIAL: gl.constexpr,
+                  PDL: gl.constexpr):
         """One warp: each tile's dQ added into the accumulator by TMA reductions, one per
         consumer warp group's columns (its buffers ``wg * BUFS`` on); each buffer goes
-        back to its warp group once the reduction has read it."""
+        back to its warp group once the reduction has read it. With ``PDL`` the first
+        waits for the delta kernel, which zeroes the accumulator."""
+        _wait_for_prior_grid(PDL)
         # Constexprs from the descriptors' types (the argument tuple's are run-time values).
         COLS: gl.constexpr = dq_desc.block_type.shape[1]
         NUM_WG: gl.constexpr = q_desc.block_type.shape[1] // COLS
@@ -561,7 +588,8 @@ if AVAILABLE:
             LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, DQ_BUFS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr,
-            TMA_STORE: gl.constexpr, DRAW_ORDER: gl.constexpr, num_warps: gl.constexpr):
+            TMA_STORE: gl.constexpr, DRAW_ORDER: gl.constexpr, PDL: gl.constexpr,
+            num_warps: gl.constexpr):
         """Program (column schedule entry, key tile) x (batch, kv head repeat), as
         ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares but for LSE and
         DELTA, which come as descriptors over their (B*H*N // BLOCK_M, BLOCK_M) rows
@@ -575,6 +603,7 @@ if AVAILABLE:
         dropout seed, ``keep_threshold`` the 16-bit draw a kept score reaches and
         ``drop_scale`` 1 / (1 - p)."""
         dtype: gl.constexpr = q_desc.dtype
+        _let_next_grid_launch(PDL)
         (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col, n_walk,
          q_row0) = _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, LAYOUT_BLOCK,
                            BLOCK_M, BLOCK_N, HAS_PARTIAL)
@@ -631,10 +660,10 @@ if AVAILABLE:
         loader_args = (q_desc, k_desc, v_desc, do_desc, lse_desc, delta_desc, k_smem, v_smem,
                        q_smem, do_smem, lse_smem, delta_smem, kv_bar, ready, empty, FULL_IDX,
                        PART_IDX, cols, rot, n_full, n_walk, full_start, part_start, q_row0,
-                       k_row, N, LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL)
+                       k_row, N, LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, PDL)
         adder_args = (q_desc, dq_desc, dq_smem, dq_ready, dq_empty, FULL_IDX, PART_IDX, cols,
                       rot, n_full, n_walk, full_start, part_start, q_row0, N, LAYOUT_BLOCK,
-                      BLOCK_M, HAS_PARTIAL)
+                      BLOCK_M, HAS_PARTIAL, PDL)
         if NUM_WG == 1:
             gl.warp_specialize([
                 (_consume, (0, kv_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
@@ -732,11 +761,15 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
     block_n, block_m, maxnreg = tiles(D, layout_block, bool(has_partial) and has_dropout)
+    # The delta kernel follows whatever ran before the backward: launched as usual, it
+    # only lets the fused kernel launch early; the fused kernel, the cast and the split
+    # columns' sums (launch.backward) wait for the grid before them.
+    pdl = dict(PDL=True, launch_pdl=True) if PDL else {}
     delta = _DELTA.bind((triton.cdiv(N, DELTA_ROWS), B * H), (),
                         (*o.stride()[:3], *do.stride()[:3], H, N), D=D, BLOCK_M=DELTA_ROWS,
-                        REVERSED=PASSES_LAST_HEAD_FIRST, num_warps=DELTA_WARPS)
+                        REVERSED=PASSES_LAST_HEAD_FIRST, PDL=PDL, num_warps=DELTA_WARPS)
     cast = _CAST.bind((triton.cdiv(N, CAST_ROWS), B * H), (q.dtype,), (*q.stride()[:3], H, N),
-                      D=D, BLOCK_M=CAST_ROWS, REVERSED=PASSES_LAST_HEAD_FIRST)
+                      D=D, BLOCK_M=CAST_ROWS, REVERSED=PASSES_LAST_HEAD_FIRST, **pdl)
     fused = _KERNEL.bind(
         (programs * (layout_block // block_n), kv_groups), (q.dtype,),
         (H, H_kv, N, Nk, num_kv_blocks, sched_heads, H // H_kv, q_slots, stride_kpm_b,
@@ -744,7 +777,8 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
         LAYOUT_BLOCK=layout_block, BLOCK_M=block_m, BLOCK_N=block_n, D=D, STAGES=STAGES,
         DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         HAS_DROPOUT=has_dropout, TMA_STORE=TMA_STORE,
-        DRAW_ORDER=DRAW_ORDER[D, bool(has_partial)], num_warps=NUM_WARPS, maxnreg=maxnreg)
+        DRAW_ORDER=DRAW_ORDER[D, bool(has_partial)], num_warps=NUM_WARPS, maxnreg=maxnreg,
+        **(pdl or dict(PDL=False)))
     return delta, fused, (block_n, block_m), cast
 
 

@@ -434,16 +434,21 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
 
 def _bind_split_sum(grad: torch.Tensor, heads: int, length: int, num_rows: int,
                     layout_heads: int, num_slots: int, split_rows: int, split_width: int,
-                    groups: int, block: int) -> Launch:
+                    groups: int, block: int, pair: bool = False, pdl: bool = False) -> Launch:
     """The launch that sums the chunks' partial gradients in a workspace ``(groups,
     num_slots, block, D)`` into the split rows (or columns) of ``grad (B, heads, length,
-    D)``: one launch for all of them."""
+    D)``: one launch for all of them; with ``pair`` for a second workspace and gradient
+    too, strided as ``grad`` (dV beside dK). Its tensors: (workspace, split slots, split
+    rows, grad, second workspace, second grad), the second pair repeating the first
+    where there is none. ``pdl``: launched by programmatic dependent launch, after a grid
+    that lets it (``common.let_next_grid_launch``)."""
     tile = min(block, SPLIT_TILE_ROWS)
     D = grad.shape[-1]
     return _sum_split.bind(
-        (split_rows, groups, block // tile), (),
+        (split_rows, groups, (block // tile) * (2 if pair else 1)), (),
         (*grad.stride(), heads, length, D, num_rows, layout_heads, num_slots, split_width),
-        LAYOUT_BLOCK=block, BLOCK_M=tile, BLOCK_D=head_dim_tile(D))
+        LAYOUT_BLOCK=block, BLOCK_M=tile, BLOCK_D=head_dim_tile(D), PAIR=pair, PDL=pdl,
+        **({"launch_pdl": True} if pdl else {}))
 
 
 @dataclass(frozen=True)
@@ -454,8 +459,8 @@ class _BackwardPlan:
     dkdv: Optional[Launch]
     gluon_dkdv: bool                # dkdv is hopper_backward's kernel (else Triton's)
     sum_dq: Optional[Launch]        # adds split rows' partial dQ, where rows are split
-    sum_dk: Optional[Launch]        # the same for split columns' dK and dV
-    sum_dv: Optional[Launch]
+    sum_dkdv: tuple                 # the same for split columns' dK and dV: one launch
+                                    # for both (PAIR), or one each, or none
     dq_workspace: Optional[tuple]   # (groups, slots, block, D) float32
     dkdv_workspace: Optional[tuple]
     fused: Optional[tuple] = None   # hopper_fused's (delta, kernel) launches, in place of
@@ -472,20 +477,23 @@ def _backward_plan(q, k, v, do, o, dq, dk, dv, meta: LayoutMeta, has_padding: bo
     scheduled = meta.heads == 1 or H == H_kv
     sched_heads = 1 if meta.heads == 1 else H_kv
     kv_groups = B * (H_kv // sched_heads)
-    sum_dk = sum_dv = dkdv_workspace = None
+    use_fused = hopper_fused.usable(q, k, v, do, meta.block, dropout_p, has_padding, scheduled)
+    sum_dkdv, dkdv_workspace = (), None
     if scheduled and meta.q_slots:
         dkdv_workspace = (kv_groups, meta.q_slots, meta.block, D)
-        sum_dk, sum_dv = (
+        pair = dk.stride() == dv.stride() and dk.shape == dv.shape
+        sum_dkdv = tuple(
             _bind_split_sum(grad, H_kv, Nk, meta.num_kv_blocks, sched_heads, meta.q_slots,
-                            meta.q_split_rows, col_split_width, kv_groups, meta.block)
-            for grad in (dk, dv))
-    if hopper_fused.usable(q, k, v, do, meta.block, dropout_p, has_padding, scheduled):
+                            meta.q_split_rows, col_split_width, kv_groups, meta.block,
+                            pair=pair, pdl=use_fused and hopper_fused.PDL)
+            for grad in ((dk,) if pair else (dk, dv)))
+    if use_fused:
         fused = hopper_fused.bind(q, k, o, do, meta.q_programs, kv_groups, meta.num_kv_blocks,
                                   sched_heads, meta.q_slots, meta.block,
                                   bool(meta.has_partial), has_padding, s_kpm, s_lim,
                                   dropout_p > 0)
-        return _BackwardPlan(meta, None, None, False, None, sum_dk, sum_dv, None,
-                             dkdv_workspace, fused)
+        return _BackwardPlan(meta, None, None, False, None, sum_dkdv, None, dkdv_workspace,
+                             fused)
     block_d = head_dim_tile(D)
     common = dict(LAYOUT_BLOCK=meta.block, BLOCK_D=block_d,
                   HAS_PADDING=has_padding, HAS_DROPOUT=dropout_p > 0,
@@ -512,7 +520,7 @@ def _backward_plan(q, k, v, do, o, dq, dk, dv, meta: LayoutMeta, has_padding: bo
         dkdv = hopper_backward.bind_dkdv(q, k, meta.q_programs, kv_groups, meta.num_kv_blocks,
                                          sched_heads, meta.q_slots, meta.block,
                                          bool(meta.has_partial))
-        return _BackwardPlan(meta, dq_launch, dkdv, True, sum_dq, sum_dk, sum_dv, dq_workspace,
+        return _BackwardPlan(meta, dq_launch, dkdv, True, sum_dq, sum_dkdv, dq_workspace,
                              dkdv_workspace)
     if scheduled:
         grid_dkdv = lambda cfg: (meta.q_programs * (meta.block // cfg["BLOCK_N"]),  # noqa: E731
@@ -532,7 +540,7 @@ def _backward_plan(q, k, v, do, o, dq, dk, dv, meta: LayoutMeta, has_padding: bo
         SCHEDULED=scheduled, COLUMN_RUNS=column_runs,
         HAS_SPLITS=scheduled and meta.q_slots > 0, HAS_PARTIAL=bool(meta.has_partial),
         **common)
-    return _BackwardPlan(meta, dq_launch, dkdv, False, sum_dq, sum_dk, sum_dv, dq_workspace,
+    return _BackwardPlan(meta, dq_launch, dkdv, False, sum_dq, sum_dkdv, dq_workspace,
                          dkdv_workspace)
 
 
@@ -578,7 +586,7 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
         plan.dq((q, k, v, do, o, lse, delta, dq, *tables[:5], tables[10], ws_dq, kpm, limits,
                  seed), scalars)
         if plan.sum_dq is not None:
-            plan.sum_dq((ws_dq, tables[11], tables[12], dq), ())
+            plan.sum_dq((ws_dq, tables[11], tables[12], dq, ws_dq, dq), ())
         if plan.gluon_dkdv:
             hopper_backward.dkdv(plan.dkdv, q, k, v, do, lse, delta, dk, dv, tables[6],
                                  tables[8], tables[9], tables[13], ws_dk, ws_dv, scale * LOG2E,
@@ -586,7 +594,10 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
         else:
             plan.dkdv((q, k, v, do, lse, delta, dk, dv, *tables[5:10], tables[13], ws_dk,
                        ws_dv, kpm, limits, seed), scalars)
-    if plan.sum_dk is not None:
-        plan.sum_dk((ws_dk, tables[14], tables[15], dk), ())
-        plan.sum_dv((ws_dv, tables[14], tables[15], dv), ())
+    if len(plan.sum_dkdv) == 1:  # dK and dV in one launch
+        plan.sum_dkdv[0]((ws_dk, tables[14], tables[15], dk, ws_dv, dv), ())
+    elif plan.sum_dkdv:
+        sum_dk, sum_dv = plan.sum_dkdv
+        sum_dk((ws_dk, tables[14], tables[15], dk, ws_dk, dk), ())
+        sum_dv((ws_dv, tables[14], tables[15], dv, ws_dv, dv), ())
     return dq, dk, dv
