@@ -37,8 +37,9 @@ def _pdl(on: bool):
     return setup
 
 
-def stress(launch, repeats: int) -> None:
-    """The PDL backward ``repeats`` times against the PDL-off one, eager and in a graph."""
+def stress(launch, repeats: int, setup=None) -> None:
+    """The PDL backward ``repeats`` times against the PDL-off one, eager and in a graph;
+    ``setup()``, where given, sets the variant under test in place of ``PDL = True``."""
     import sparseflash
     for D, pattern, B, N, p_drop in ((128, "local(1) | global(1) | random(2)", 1, 16384, 0.0),
                                      (64, "local(1)", 4, 2048, 0.0),
@@ -61,6 +62,8 @@ def stress(launch, repeats: int) -> None:
         launch.clear_plans()
         ref = run()
         hopper_fused.PDL = True
+        if setup is not None:
+            setup()
         launch.clear_plans()
         scale = ref[0].float().abs().max()
         # Tallied on the GPU: a host sync a run would leave the GPU idle between backwards.
