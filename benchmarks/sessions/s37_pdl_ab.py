@@ -16,6 +16,12 @@ float32 summation order of it.
 
 Prediction: the launches' gaps are a few microseconds each (three or four a backward),
 so 0.2-0.5% of a 1-3 ms backward from graphs, less of a dense one.
+
+Result (calls 1 and 3, one H100; ``benchmarks/results/NVIDIA-H100-pdl-s37.log`` and
+``-pdl-s37-call3.log``; NOTES v39): no race in 2 x 4 x 120 runs; random+global at D=64
+0.483-0.488 ms with PDL against 0.493-0.496 before (the one sum launch 1-1.4% of it), at
+D=128 even; the other layouts within the 1-2.5% this H100 swung on identical kernels.
+Kept.
 """
 
 import argparse

@@ -53,7 +53,8 @@ causal and 2-10% slower than 64 x 64 elsewhere (NOTES v24, ``s22_d64_tiles_ab.py
 delta kernel (which also zeroes 4 bytes a dQ element) and dQ's cast take 0.12 ms at
 D=128, 15-20% of a ``local(3)`` backward. Both take the heads last to first
 (:data:`PASSES_LAST_HEAD_FIRST`), which on an H100 took 0.7-1.5% off the sparse backwards
-at D=64 and up to 1% at D=128 (NOTES v37).
+at D=64 and up to 1% at D=128 (NOTES v37). The fused kernel and the launches after it
+start by programmatic dependent launch (:data:`PDL`; NOTES v39).
 
 Dropout (session 28, NOTES v30): each consumer warp group draws a tile's 16-bit dropout
 draws once (``hopper_dropout``: the Triton kernels' Philox bits, one call a thread per
@@ -132,7 +133,9 @@ LATE, SPLIT, EARLY = 0, 1, 2
 #: Whether the launches after the delta kernel (the fused kernel, dQ's cast, the split
 #: columns' sums) start by programmatic dependent launch: each grid lets the next one
 #: launch once all its programs have started, and the next one's programs wait on the
-#: SMs for it to complete (``griddepcontrol``) instead of being launched after it.
+#: SMs for it to complete (``griddepcontrol``) instead of being launched after it. On an
+#: H100 from CUDA graphs no layout measured slower, and the gain was below the machine's
+#: 1-2% swing (NOTES v39, ``benchmarks/sessions/s37_pdl_ab.py``).
 PDL = common.PDL_AVAILABLE
 
 
