@@ -59,8 +59,10 @@ def _split(variant) -> Tuple[object, Optional[Callable[[], None]]]:
 
 def _graph_bench(run: Callable[[], object]) -> float:
     """Median ms of ``run`` replayed from a CUDA graph (captured after a call on a side
-    stream, as ``benchmarks.attention``'s ``--timer cudagraph``): the GPU's time alone,
-    without the host's launches between the kernels."""
+    stream, as ``benchmarks.attention``'s ``--timer cudagraph`` captures): the GPU's time
+    alone, without the host's launches between the kernels. Timed by ``do_bench``, which
+    flushes the L2 before each replay (``do_bench_cudagraph``, the tables' timer, does
+    not)."""
     import triton
 
     side = torch.cuda.Stream()

@@ -1,7 +1,8 @@
 """Session 37: the fused backward's launches chained by programmatic dependent launch
 (``hopper_fused.PDL``), and the split columns' dK and dV summed in one launch, against
-the tree before them, alternating in one process (``ab.backward_ab``, timed from CUDA
-graphs as the README's tables are).
+the tree before them, alternating in one process (``ab.backward_ab``, each backward
+replayed from a CUDA graph, so that the host's launches do not hide the gaps between
+kernels).
 
     git archive HEAD~1 sparseflash | tar -x -C s37_base    # the tree before the change
     python benchmarks/sessions/s37_pdl_ab.py s37_base [--rounds 2] [--stress 100]
