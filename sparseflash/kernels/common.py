@@ -301,6 +301,13 @@ except ImportError:  # an older Triton: PDL stays off (nothing calls these)
     PDL_AVAILABLE = False
 
 
+def pdl_launch(on: bool) -> dict:
+    """The constexpr ``PDL`` and, where ``on``, Triton's ``launch_pdl`` option: what a
+    launcher passes to bind a kernel that waits or lets go by :func:`wait_for_prior_grid`
+    and :func:`let_next_grid_launch`, launched by programmatic dependent launch."""
+    return {"PDL": True, "launch_pdl": True} if on else {"PDL": False}
+
+
 @triton.jit
 def wait_for_prior_grid(PDL: tl.constexpr):
     """With ``PDL``: block until the grid launched before this one has completed and its

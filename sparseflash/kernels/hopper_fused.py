@@ -767,7 +767,7 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
     # The delta kernel follows whatever ran before the backward: launched as usual, it
     # only lets the fused kernel launch early; the fused kernel, the cast and the split
     # columns' sums (launch.backward) wait for the grid before them.
-    pdl = dict(PDL=True, launch_pdl=True) if PDL else {}
+    pdl = common.pdl_launch(PDL)
     delta = _DELTA.bind((triton.cdiv(N, DELTA_ROWS), B * H), (),
                         (*o.stride()[:3], *do.stride()[:3], H, N), D=D, BLOCK_M=DELTA_ROWS,
                         REVERSED=PASSES_LAST_HEAD_FIRST, PDL=PDL, num_warps=DELTA_WARPS)
@@ -781,7 +781,7 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
         DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         HAS_DROPOUT=has_dropout, TMA_STORE=TMA_STORE,
         DRAW_ORDER=DRAW_ORDER[D, bool(has_partial)], num_warps=NUM_WARPS, maxnreg=maxnreg,
-        **(pdl or dict(PDL=False)))
+        **pdl)
     return delta, fused, (block_n, block_m), cast
 
 

@@ -29,6 +29,7 @@ import triton
 from ..reference import keep_threshold
 from . import hopper, hopper_backward, hopper_fused
 from .backward import attention_dkdv_kernel, attention_dq_kernel, sum_split_rows_kernel
+from .common import pdl_launch
 from .fastlaunch import Kernel, Launch, device_major, interpreting
 from .forward import attention_forward_kernel, merge_split_rows_kernel
 
@@ -447,8 +448,8 @@ def _bind_split_sum(grad: torch.Tensor, heads: int, length: int, num_rows: int,
     return _sum_split.bind(
         (split_rows, groups, (block // tile) * (2 if pair else 1)), (),
         (*grad.stride(), heads, length, D, num_rows, layout_heads, num_slots, split_width),
-        LAYOUT_BLOCK=block, BLOCK_M=tile, BLOCK_D=head_dim_tile(D), PAIR=pair, PDL=pdl,
-        **({"launch_pdl": True} if pdl else {}))
+        LAYOUT_BLOCK=block, BLOCK_M=tile, BLOCK_D=head_dim_tile(D), PAIR=pair,
+        **pdl_launch(pdl))
 
 
 @dataclass(frozen=True)
@@ -596,8 +597,7 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
                        ws_dv, kpm, limits, seed), scalars)
     if len(plan.sum_dkdv) == 1:  # dK and dV in one launch
         plan.sum_dkdv[0]((ws_dk, tables[14], tables[15], dk, ws_dv, dv), ())
-    elif plan.sum_dkdv:
-        sum_dk, sum_dv = plan.sum_dkdv
-        sum_dk((ws_dk, tables[14], tables[15], dk, ws_dk, dk), ())
-        sum_dv((ws_dv, tables[14], tables[15], dv, ws_dv, dv), ())
+    else:  # one each, or none
+        for sum_split, ws, grad in zip(plan.sum_dkdv, (ws_dk, ws_dv), (dk, dv)):
+            sum_split((ws, tables[14], tables[15], grad, ws, grad), ())
     return dq, dk, dv
