@@ -85,11 +85,7 @@ tables = dict(SPLIT_SLOTS="*i32", SPLIT_ROWS="*i32")
 split = dict(LAYOUT_BLOCK=128, BLOCK_M=SPLIT_TILE_ROWS, BLOCK_D=128)
 for name, kernel, pointers, consts in (
         ("merge", merge_split_rows_kernel,
-         dict(WS_O="*fp32", WS_LSE="*fp32", O="*bf16", LSE="*fp32", **tables),
-         dict(split, PDL=False)),
-        ("merge_pdl", merge_split_rows_kernel,
-         dict(WS_O="*fp32", WS_LSE="*fp32", O="*bf16", LSE="*fp32", **tables),
-         dict(split, PDL=True)),
+         dict(WS_O="*fp32", WS_LSE="*fp32", O="*bf16", LSE="*fp32", **tables), split),
         ("sum", sum_split_rows_kernel,
          dict(WS="*fp32", OUT="*bf16", WS_2="*fp32", OUT_2="*bf16", **tables),
          dict(split, PAIR=False, PDL=False)),
@@ -112,9 +108,9 @@ def test_split_row_kernels_pipeline_their_chunk_loads():
     """The merge (forward) and split-sum (backward) kernels load each chunk's slot and rows
     ahead by asynchronous copies (``tl.range`` with stages): a plain loop waited for two
     dependent loads a chunk, 15-20 us a launch on an H200 (benchmarks/NOTES.md, v23).
-    Launched by programmatic dependent launch (``PDL``), the merge, the sum (dK and dV in
-    one launch) and dQ's cast wait for the grid before them, and the delta kernel and the
-    cast let the next one launch; without ``PDL`` none of them has the instructions."""
+    Launched by programmatic dependent launch (``PDL``), the sum (dK and dV in one launch)
+    and dQ's cast wait for the grid before them, and the delta kernel and the cast let
+    the next one launch; without ``PDL`` none of them has the instructions."""
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     done = subprocess.run([sys.executable, "-c", _SPLIT_KERNELS_PROBE], cwd=ROOT, env=env,
@@ -123,5 +119,5 @@ def test_split_row_kernels_pipeline_their_chunk_loads():
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert found["merge"][0] > 0 and found["sum"][0] > 0 and found["sum_pair_pdl"][0] > 0, found
     assert found["merge"][1:] == [0, 0] and found["sum"][1:] == [0, 0], found
-    assert found["sum_pair_pdl"][1:] == [1, 0] and found["merge_pdl"][1:] == [1, 0], found
+    assert found["sum_pair_pdl"][1:] == [1, 0], found
     assert found["delta_pdl"][1:] == [0, 1] and found["cast_pdl"][1:] == [1, 1], found

@@ -46,10 +46,9 @@ SM90_RESERVED_BYTES = 1024      # per program, taken by the hardware
 VARIANTS = [(64, True, False), (64, True, True), (64, False, False), (128, False, True)]
 
 
-def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False, pdl=False):
+def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False):
     """triton.compile of the forward for sm_90, with the argument types and options that
-    ``hopper.forward`` launches it with (``padded``: for a call with key padding; ``pdl``:
-    for a layout with split rows, whose merge starts by programmatic dependent launch)."""
+    ``hopper.forward`` launches it with (``padded``: for a call with key padding)."""
     desc = hopper.descriptor(torch.empty(4096, d, dtype=dtype), hopper.BLOCK_M)
     kernel = hopper.hopper_forward_kernel
     sig = {name: "constexpr" for name in kernel.arg_names}
@@ -64,8 +63,7 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False, pdl=F
         sig[name] = "i32"
     consts = dict(LAYOUT_BLOCK=128, BLOCK_M=hopper.BLOCK_M, BLOCK_N=hopper.BLOCK_N, D=d,
                   STAGES=hopper.STAGES, ROW_RUNS=row_runs, HAS_PARTIAL=has_partial,
-                  HAS_PADDING=padded, TMA_STORE=hopper.TMA_STORE, PDL=pdl,
-                  num_warps=hopper.NUM_WARPS)
+                  HAS_PADDING=padded, TMA_STORE=hopper.TMA_STORE, num_warps=hopper.NUM_WARPS)
     options = dict(num_warps=hopper.NUM_WARPS, **hopper.compile_options(d))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -74,10 +72,10 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False, pdl=F
 
 
 def _compile_pingpong(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False,
-                      dropout=False, pdl=False):
+                      dropout=False):
     """triton.compile of the ping-pong forward for sm_90, as ``hopper_pingpong.bind_forward``
     launches it (with its register cap and, with dropout at D=128, one Q buffer a warp
-    group; ``pdl`` as :func:`_compile`'s)."""
+    group)."""
     p = hopper_pingpong
     kernel = p.pingpong_forward_kernel
     sig = {name: "constexpr" for name in kernel.arg_names}
@@ -97,8 +95,7 @@ def _compile_pingpong(d, row_runs, has_partial, dtype=torch.bfloat16, padded=Fal
     q_bufs = 1 if dropout and d == 128 else p.Q_BUFS
     consts = dict(LAYOUT_BLOCK=128, K_STAGES=p.K_STAGES, V_STAGES=p.V_STAGES, Q_BUFS=q_bufs,
                   ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=padded,
-                  HAS_DROPOUT=dropout, TMA_STORE=hopper.TMA_STORE, PDL=pdl,
-                  num_warps=p.NUM_WARPS)
+                  HAS_DROPOUT=dropout, TMA_STORE=hopper.TMA_STORE, num_warps=p.NUM_WARPS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return triton.compile(GluonASTSource(kernel, sig, consts),
@@ -218,15 +215,12 @@ def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
     forward's orientation; ``padded``: for calls with key padding (True), and for the
     fused backward and the ping-pong forward also with dropout (``"dropout"``) or both
     (``"both"``), and for the fused backward with dropout drawn early by its first warp
-    group (``"dropout-early"``); for the forwards ``"pdl"``: for a layout with split rows,
-    whose merge starts by programmatic dependent launch)."""
+    group (``"dropout-early"``))."""
     if kind == "forward":
-        compiled = _compile(d, flag_a, flag_b, dtype, padded is True,
-                            padded == "pdl" and hopper.PDL_MERGE)
+        compiled = _compile(d, flag_a, flag_b, dtype, padded)
     elif kind == "pingpong":
         compiled = _compile_pingpong(d, flag_a, flag_b, dtype, padded in (True, "both"),
-                                     padded in ("dropout", "both"),
-                                     padded == "pdl" and hopper.PDL_MERGE)
+                                     padded in ("dropout", "both"))
     elif kind == "dkdv":
         compiled = _compile_dkdv(d, flag_b, dtype)
     elif kind == "keep":
@@ -274,9 +268,6 @@ JOBS += [("fused", 128, False, False, BF16, "dropout"),
          ("fused", 64, False, True, FP16, "dropout"),
          ("fused", 64, True, True, BF16, "dropout"), ("fused", 128, False, True, BF16, "both"),
          ("fused", 128, False, True, BF16, "dropout-early")]
-# The forwards of layouts with split rows (random+global: table walks), which let the
-# merge launch early.
-JOBS += [("forward", 64, False, False, BF16, "pdl"), ("pingpong", 128, False, False, BF16, "pdl")]
 # The ping-pong forward: run walks (dense), table walks with partial blocks (causal), fp16;
 # key padding on both walks; D=64 causal.
 JOBS += [("pingpong", 128, True, False, BF16, False),
@@ -331,14 +322,6 @@ def test_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, dtype, pa
         # Two programs an SM: their shared memory fits, and registers are capped at 128.
         assert 2 * (rec["shared"] + SM90_RESERVED_BYTES) <= 228 * 1024
         assert rec["maxnreg_128"]
-    _check_merge_launch(rec, padded)
-
-
-def _check_merge_launch(rec, padded):
-    """A forward bound for split rows lets their merge launch (programmatic dependent
-    launch) and waits for nothing; any other has neither instruction."""
-    lets_go = padded == "pdl" and hopper.PDL_MERGE
-    assert rec["griddepcontrol"] == ([0, 1] if lets_go else [0, 0]), rec["griddepcontrol"]
 
 
 @pytest.mark.parametrize("d, row_runs, has_partial, dtype, padded", PINGPONG_JOBS)
@@ -352,7 +335,6 @@ def test_pingpong_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, 
     assert rec["shared"] + SM90_RESERVED_BYTES <= 228 * 1024
     counts = {int(n) for _, n in rec["setmaxnreg"]}
     assert {240, 24} <= counts and max(counts) <= 256, rec["setmaxnreg"]
-    _check_merge_launch(rec, padded)
 
 
 @pytest.mark.parametrize("d, has_partial, dtype", DKDV_JOBS)

@@ -14,7 +14,7 @@ import triton.language as tl
 from .common import (ENTRY_FULL_START, ENTRY_PARTIAL_START, ENTRY_SLOT, block_at,
                      consecutive_run, dropout_keep, dropout_seed, head_dim_mask,
                      key_bound_mask, listed_stretch, mma, scheduled_program, tile_mask,
-                     wait_for_prior_grid, walk_ends)
+                     walk_ends)
 
 
 @triton.jit
@@ -182,17 +182,14 @@ def merge_split_rows_kernel(
         WS_O, WS_LSE, SPLIT_SLOTS, SPLIT_ROWS, O, LSE,
         stride_ob, stride_oh, stride_on, stride_od,
         H, N, D, NUM_Q_BLOCKS, LAYOUT_HEADS, NUM_SLOTS, MAX_CHUNKS,
-        LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr,
-        PDL: tl.constexpr = False):
+        LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr):
     """Combine the chunks of one split row: program (split row, (batch, head repeat), tile).
 
     Each chunk left its normalised output and base-2 lse in the workspace ``(G, NUM_SLOTS,
     LAYOUT_BLOCK, D)``; the row's result weighs them by ``2^(lse_chunk - lse_row)``, the
     same rescaling the online softmax does between tiles. Padding slots (= NUM_SLOTS) are
-    masked out. With ``PDL`` (launched by programmatic dependent launch after a Gluon
-    forward) it waits for the forward before it reads anything.
+    masked out.
     """
-    wait_for_prior_grid(PDL)
     u = tl.program_id(0)
     g = tl.program_id(1)
     row = tl.load(SPLIT_ROWS + u)

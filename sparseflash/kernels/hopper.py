@@ -39,7 +39,7 @@ from typing import NamedTuple
 
 import torch
 
-from . import common, fastlaunch
+from . import fastlaunch
 from .common import (CODE_ANTICAUSAL, CODE_BOUNDS, CODE_CAUSAL, ENTRY_FIELDS,
                      ENTRY_FULL_END, ENTRY_FULL_START, ENTRY_PARTIAL_END, ENTRY_PARTIAL_START,
                      ENTRY_ROW, ENTRY_SLOT)
@@ -64,28 +64,11 @@ BLOCK_M, BLOCK_N, STAGES, NUM_WARPS = 128, 128, 3, 8
 #: Output tiles wholly inside the sequence leave through Q's shared buffer by the copy
 #: engine (one asynchronous store) instead of the threads' scattered pointer stores.
 TMA_STORE = True
-#: Whether the merge of split rows starts by programmatic dependent launch after the
-#: Gluon forwards (as the fused backward's launches do, ``hopper_fused.PDL``): the
-#: forward lets it launch once all its programs have started, and the merge's programs
-#: wait on the SMs for the forward to complete instead of being launched after it.
-PDL_MERGE = common.PDL_AVAILABLE
 
 if AVAILABLE:
     #: A barrier of the calling partition's threads (a warp group's, in a warp-specialised
     #: kernel; Triton 3.6 names it thread_barrier, later ones barrier).
     sync_partition = getattr(gl, "thread_barrier", None) or gl.barrier
-
-    @gluon.jit
-    def wait_for_prior_grid(PDL: gl.constexpr):
-        """``common.wait_for_prior_grid`` in Gluon (a Gluon kernel calls Gluon functions)."""
-        if PDL:
-            common.gdc_wait()
-
-    @gluon.jit
-    def let_next_grid_launch(PDL: gl.constexpr):
-        """``common.let_next_grid_launch`` in Gluon."""
-        if PDL:
-            common.gdc_launch_dependents()
 
     @gluon.jit
     def _coords(SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS, LAYOUT_BLOCK: gl.constexpr,
@@ -352,7 +335,7 @@ if AVAILABLE:
             LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, ROW_RUNS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, TMA_STORE: gl.constexpr,
-            PDL: gl.constexpr, num_warps: gl.constexpr):
+            num_warps: gl.constexpr):
         """Program (schedule entry, query tile) x (batch, head repeat), as the Triton
         forward's. q/k/v/o_desc: descriptors over the (B*H*N, D) and (B*H_KV*Nk, D) rows of
         contiguous q, k, v, o; O (B, H, N, D), contiguous; LSE (B, H, N) float32 base 2.
@@ -365,10 +348,7 @@ if AVAILABLE:
 
         The loop runs tile j's ``P V`` before tile j+1's scores (the first tile's scores
         peeled off ahead of it), each MMA waited at once; the buffers of tile j are
-        refilled with tile j + STAGES once both have read them. With ``PDL`` the merge
-        of split rows, launched after it by programmatic dependent launch, may launch
-        once every program has started (:data:`PDL_MERGE`)."""
-        let_next_grid_launch(PDL)
+        refilled with tile j + STAGES once both have read them."""
         entry, b, h, q_block, q_start = _coords(SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
                                                 LAYOUT_BLOCK, BLOCK_M)
         k_row0 = (b * H_KV + h // (H // H_KV)) * Nk
@@ -651,8 +631,7 @@ class BoundForward(NamedTuple):
 
 def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
                  row_runs, has_partial, has_padding=False, stride_kpm_b=0,
-                 stride_lim_b=0, has_dropout=False, row_blocks=0,
-                 pdl=False) -> BoundForward:
+                 stride_lim_b=0, has_dropout=False, row_blocks=0) -> BoundForward:
     """The Gluon forward bound to these shapes, on ``programs`` schedule entries
     (``launch.forward`` checked :func:`usable` and keeps the result for calls of the same
     shapes), for key padding with the batch strides of its mask and walk limits, and for
@@ -660,8 +639,7 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
     (D=128 by default, and D=64 layouts with partial blocks whose rows, ``row_blocks``
     layout blocks on average, reach ``hopper_pingpong.D64_MASKED_ROW_KEYS`` keys; with
     dropout, wherever :func:`usable` let the call through) that is its warp-specialised
-    kernel, elsewhere :func:`hopper_forward_kernel`. With ``pdl`` the kernel lets the
-    launch after it (the merge of split rows, :data:`PDL_MERGE`) start early."""
+    kernel, elsewhere :func:`hopper_forward_kernel`."""
     from . import hopper_pingpong  # (it imports this module)
 
     B, H, N, D = q.shape
@@ -669,8 +647,7 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
             row_runs, has_partial, has_padding, stride_kpm_b, stride_lim_b)
     masked_row_keys = row_blocks * layout_block if has_partial else 0
     if hopper_pingpong.chosen(D, dropout=has_dropout, masked_row_keys=masked_row_keys):
-        return BoundForward(hopper_pingpong.bind_forward(*args, has_dropout=has_dropout,
-                                                         pdl=pdl),
+        return BoundForward(hopper_pingpong.bind_forward(*args, has_dropout=has_dropout),
                             hopper_pingpong.BLOCK_M, True)
     H_kv, Nk = k.shape[1], k.shape[2]
     launch = _KERNEL.bind(
@@ -679,7 +656,7 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
          stride_lim_b),
         LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
         ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
-        TMA_STORE=TMA_STORE, PDL=pdl, num_warps=NUM_WARPS, **compile_options(D))
+        TMA_STORE=TMA_STORE, num_warps=NUM_WARPS, **compile_options(D))
     return BoundForward(launch, BLOCK_M)
 
 

@@ -226,8 +226,18 @@ if AVAILABLE:
                                                                   warpgroup_mma_init)
     _query_tile = hopper_backward._query_tile
     _column = hopper_backward._column
-    _wait_for_prior_grid = hopper.wait_for_prior_grid
-    _let_next_grid_launch = hopper.let_next_grid_launch
+
+    @gluon.jit
+    def _wait_for_prior_grid(PDL: gl.constexpr):
+        """``common.wait_for_prior_grid`` in Gluon."""
+        if PDL:
+            common.gdc_wait()
+
+    @gluon.jit
+    def _let_next_grid_launch(PDL: gl.constexpr):
+        """``common.let_next_grid_launch`` in Gluon."""
+        if PDL:
+            common.gdc_launch_dependents()
 
     if hasattr(tma, "async_atomic_add"):
         tma_reduce_add = tma.async_atomic_add

@@ -122,8 +122,7 @@ if AVAILABLE:
 
     from .hopper import (_coords_at, _issue_kv_at, _padding, _partial_mask,
                          _row_walk, _run_offset, _softmax_step, _tile_keys, finish_rows,
-                         let_next_grid_launch, mask_padding, store_rows, sync_partition, tma,
-                         tma_load)
+                         mask_padding, store_rows, sync_partition, tma, tma_load)
 
     #: The ints the loader hands a warp group with each item (:func:`_hand_over_walk`).
     WALK_FIELDS = gl.constexpr(12)
@@ -514,7 +513,7 @@ if AVAILABLE:
             LAYOUT_BLOCK: gl.constexpr, K_STAGES: gl.constexpr, V_STAGES: gl.constexpr,
             Q_BUFS: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
             HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
-            PDL: gl.constexpr, num_warps: gl.constexpr):
+            num_warps: gl.constexpr):
         """``ITEMS`` work items, (schedule entry, 128-row query tile) x (batch, head
         repeat), on however many programs the grid has: item ``g * ITEMS_PER_GROUP + i``
         is what ``hopper.hopper_forward_kernel`` does as program (i, g), and each program
@@ -528,8 +527,7 @@ if AVAILABLE:
         as that kernel takes it. With ``HAS_DROPOUT``: ``SEED`` ((1,) int64), the 16-bit
         draw a kept score reaches (``keep_threshold``) and 1 / (1 - p) (``drop_scale``),
         the scores dropped as ``forward.attention_forward_kernel`` drops them; without, a
-        placeholder tensor and any two numbers (never read). ``PDL`` as that kernel's."""
-        let_next_grid_launch(PDL)
+        placeholder tensor and any two numbers (never read)."""
         dtype: gl.constexpr = q_desc.dtype
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
         D: gl.constexpr = q_desc.block_type.shape[1]
@@ -627,14 +625,13 @@ if AVAILABLE:
 
 def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
                  row_runs, has_partial, has_padding=False, stride_kpm_b=0, stride_lim_b=0,
-                 has_dropout=False, pdl=False) -> "fastlaunch.Launch":
+                 has_dropout=False) -> "fastlaunch.Launch":
     """:func:`pingpong_forward_kernel` bound as ``hopper.bind_forward`` binds its kernel
     (which calls this one where :func:`chosen`): ``programs`` schedule entries of
     ``layout_block // 128`` work items each, for each of ``groups``, on one program an SM
     (at most :data:`MAX_PROGRAMS`), for calls with dropout or without. Its tensors end
     with the item counter (one int32, zeroed for every launch) and the dropout seed (or a
-    placeholder), its scalars with the keep threshold and 1 / (1 - p); ``pdl`` as
-    ``hopper.bind_forward``'s."""
+    placeholder), its scalars with the keep threshold and 1 / (1 - p)."""
     B, H, N, D = q.shape
     # The draws' buffers (32 KB) take the place of each warp group's second Q buffer at
     # D=128, where shared memory is full; at D=64 there is room for both.
@@ -651,5 +648,5 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
          items, stride_kpm_b, stride_lim_b),
         LAYOUT_BLOCK=layout_block, K_STAGES=K_STAGES, V_STAGES=V_STAGES, Q_BUFS=q_bufs,
         ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
-        HAS_DROPOUT=has_dropout, TMA_STORE=hopper.TMA_STORE, PDL=pdl, num_warps=NUM_WARPS,
+        HAS_DROPOUT=has_dropout, TMA_STORE=hopper.TMA_STORE, num_warps=NUM_WARPS,
         maxnreg=MAXNREG)

@@ -345,10 +345,6 @@ def _forward_plan(q, k, v, o, meta: LayoutMeta, has_padding: bool, s_kpm: int, s
     B, H, N, D = q.shape
     H_kv, Nk = k.shape[1], k.shape[2]
     groups = B * (H // meta.heads)  # grid axis 1: (batch, head repeat) per layout head
-    gluon = hopper.usable(q, k, v, meta.block, dropout_p, has_padding,  # sm_90
-                          bool(meta.has_partial))
-    # After a Gluon forward the merge starts by programmatic dependent launch.
-    pdl = gluon and bool(meta.kv_slots) and hopper.PDL_MERGE
     merge = workspace = None
     if meta.kv_slots:
         workspace = (groups, meta.kv_slots, meta.block, D)
@@ -359,13 +355,13 @@ def _forward_plan(q, k, v, o, meta: LayoutMeta, has_padding: bool, s_kpm: int, s
         merge = _merge.bind(
             (meta.kv_split_rows, groups, meta.block // block_m), (),
             (*o.stride(), H, N, D, meta.num_q_blocks, meta.heads, meta.kv_slots, split_width),
-            LAYOUT_BLOCK=meta.block, BLOCK_M=block_m, BLOCK_D=head_dim_tile(D),
-            **pdl_launch(pdl))
-    if gluon:
+            LAYOUT_BLOCK=meta.block, BLOCK_M=block_m, BLOCK_D=head_dim_tile(D))
+    if hopper.usable(q, k, v, meta.block, dropout_p, has_padding,  # sm_90
+                     bool(meta.has_partial)):
         main = hopper.bind_forward(q, k, o, meta.kv_programs, groups, meta.num_q_blocks,
                                    meta.heads, meta.kv_slots, meta.block, bool(meta.row_runs),
                                    bool(meta.has_partial), has_padding, s_kpm, s_lim,
-                                   dropout_p > 0, meta.row_blocks, pdl)
+                                   dropout_p > 0, meta.row_blocks)
         return _ForwardPlan(meta, main, True, False, merge, workspace)
     block_d = head_dim_tile(D)
     row_class = length_class(meta.row_blocks)
