@@ -73,14 +73,16 @@ attention_step() {
         --note "$NOTE: $name in its own process"
 }
 
-# graph_tables D: the README's CUDA-graph table at head dim D (all ten patterns),
-# sparseflash and the peers in processes of their own. event_tables D: its do_bench table
-# (the five headline patterns), likewise.
+# graph_tables D [DTYPE]: the README's CUDA-graph table at head dim D (all ten patterns;
+# in DTYPE, bfloat16 unless given), sparseflash and the peers in processes of their own.
+# event_tables D: its do_bench table (the five headline patterns), likewise.
 graph_tables() {
-    attention_step sf-d$1-graph sparseflash -- --head-dims $1 --timer cudagraph \
-        --patterns "${PATTERNS[@]}" "${MORE_PATTERNS[@]}"
-    attention_step peers-d$1-graph flex sdpa-cudnn -- --head-dims $1 --timer cudagraph \
-        --patterns "${PATTERNS[@]}" "${MORE_PATTERNS[@]}"
+    local dtype=${2:-bfloat16} suffix=""
+    if [ "$dtype" != bfloat16 ]; then suffix=-$dtype; fi
+    attention_step sf-d$1-graph$suffix sparseflash -- --head-dims $1 --timer cudagraph \
+        --dtypes $dtype --patterns "${PATTERNS[@]}" "${MORE_PATTERNS[@]}"
+    attention_step peers-d$1-graph$suffix flex sdpa-cudnn -- --head-dims $1 \
+        --timer cudagraph --dtypes $dtype --patterns "${PATTERNS[@]}" "${MORE_PATTERNS[@]}"
 }
 event_tables() {
     attention_step sf-d$1-events sparseflash -- --head-dims $1 --patterns "${PATTERNS[@]}"
