@@ -10,3 +10,6 @@ for args in "64" "128" "64 float16" "128 float16"; do
 done
 grep -h "exit" $LOGS/*.log
 pack
+# (As run, the copies above left 17 files under $OUT, more than a call brings back: only 8
+# came back, and a second command re-packed /tmp/session on the still-held machine into
+# $OUT/s38c3.tar.gz. Copy one archive next time.)
