@@ -1,4 +1,5 @@
 # Session 38, device call 1: the forward's merge of split rows started by programmatic
+# (Ran on commit 4d6bdb4, now branch s38-forward-pdl: main backed the merge's PDL out after it.)
 # dependent launch (hopper.PDL_MERGE) -- a race check (the PDL forward 2 x 60 times
 # against the PDL-off one), the A/B from CUDA graphs, a timeline of one fwd+bwd's
 # kernels with every PDL on and off (s38_forward_pdl.py), then the Gluon forwards' GPU
