@@ -137,6 +137,11 @@ LATE, SPLIT, EARLY = 0, 1, 2
 #: H100 from CUDA graphs no layout measured slower, and the gain was below the machine's
 #: 1-2% swing (NOTES v39, ``benchmarks/sessions/s37_pdl_ab.py``).
 PDL = common.PDL_AVAILABLE
+#: Whether each consumer warp group issues its dK product as soon as its own rows of dS
+#: are in shared memory, before it waits for the other warp group's rows (the dS
+#: exchange), so that the product runs during the wait; dK is then no longer in flight
+#: across the back edge (session 38's probe).
+DK_EARLY = False
 
 
 def draw_order(*places: int) -> int:
@@ -383,7 +388,7 @@ if AVAILABLE:
                  LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
                  HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
                  HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
-                 DRAW_ORDER: gl.constexpr):
+                 DRAW_ORDER: gl.constexpr, DK_EARLY: gl.constexpr):
         """Consumer warp group WG, a partition of its own: the five products of every tile
         for its 64 of the program's key rows, then their dK and dV (or a split column's
         partial sums) stored. dQ's tile needs every key row's dS: each warp group stores
@@ -527,12 +532,15 @@ if AVAILABLE:
                 ds_rows = ds.slice(WG * KEYS, KEYS)
                 ds_rows.store(dst.to(dtype))
                 fence_async_shared()
+                if DK_EARLY:
+                    dk = warpgroup_mma(ds_rows, q_smem.index(slot), dk, is_async=True)
                 if NUM_WG > 1:
                     mbarrier.arrive(ds_full.index(t % DS_BUFS), count=1)
                     mbarrier.wait(ds_full.index(t % DS_BUFS), (t // DS_BUFS) & 1)
                 dq = warpgroup_mma(ds.permute((1, 0)), k_cols, zero_dq, use_acc=False,
                                    is_async=True)
-                dk = warpgroup_mma(ds_rows, q_smem.index(slot), dk, is_async=True)
+                if not DK_EARLY:
+                    dk = warpgroup_mma(ds_rows, q_smem.index(slot), dk, is_async=True)
                 if HAS_DROPOUT and PLACE != _EARLY:
                     # The next tile's draws while these products run, where the fewest
                     # registers are live (the score tiles are done), into the buffer every
@@ -543,7 +551,12 @@ if AVAILABLE:
                                    PART_IDX, rot, n_col, n_full, full_start, part_start,
                                    q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, 0,
                                    DRAW_PARTS)
-                dq, dv = warpgroup_mma_wait(num_outstanding=1, deps=(dq, dv))
+                if DK_EARLY:
+                    # dQ was issued after dK: waiting for it waits for dK too (dK's
+                    # registers are taken at the next tile's first wait, or after the loop).
+                    dq, dv = warpgroup_mma_wait(num_outstanding=0, deps=(dq, dv))
+                else:
+                    dq, dv = warpgroup_mma_wait(num_outstanding=1, deps=(dq, dv))
                 buf = WG * DQ_BUFS + t % DQ_BUFS
                 mbarrier.wait(dq_empty.index(buf), ((t // DQ_BUFS) & 1) ^ 1)
                 dq_smem.index(buf).store(dq)
@@ -592,7 +605,7 @@ if AVAILABLE:
             D: gl.constexpr, STAGES: gl.constexpr, DQ_BUFS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr,
             TMA_STORE: gl.constexpr, DRAW_ORDER: gl.constexpr, PDL: gl.constexpr,
-            num_warps: gl.constexpr):
+            DK_EARLY: gl.constexpr, num_warps: gl.constexpr):
         """Program (column schedule entry, key tile) x (batch, kv head repeat), as
         ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares but for LSE and
         DELTA, which come as descriptors over their (B*H*N // BLOCK_M, BLOCK_M) rows
@@ -675,7 +688,8 @@ if AVAILABLE:
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
-                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER)),
+                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
+                            DK_EARLY)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [1, 1], [24, 24])
@@ -687,14 +701,16 @@ if AVAILABLE:
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
-                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER)),
+                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
+                            DK_EARLY)),
                 (_consume, (1, kv_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
-                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER)),
+                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
+                            DK_EARLY)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [4, 1, 1], [240, 24, 24])
@@ -780,7 +796,8 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
         LAYOUT_BLOCK=layout_block, BLOCK_M=block_m, BLOCK_N=block_n, D=D, STAGES=STAGES,
         DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         HAS_DROPOUT=has_dropout, TMA_STORE=TMA_STORE,
-        DRAW_ORDER=DRAW_ORDER[D, bool(has_partial)], num_warps=NUM_WARPS, maxnreg=maxnreg,
+        DRAW_ORDER=DRAW_ORDER[D, bool(has_partial)], DK_EARLY=DK_EARLY, num_warps=NUM_WARPS,
+        maxnreg=maxnreg,
         **pdl)
     return delta, fused, (block_n, block_m), cast
 

@@ -1,0 +1,41 @@
+"""Session 38: each consumer warp group of the fused backward issues its dK product as soon
+as its own rows of dS are in shared memory, before it waits at the dS exchange for the
+other warp group's (``hopper_fused.DK_EARLY``, branch ``s38-dk-early``), against main's
+order (dQ then dK after the exchange, dK in flight across the back edge).
+
+    python benchmarks/sessions/s38_dk_early_ab.py [--rounds 2]
+
+Prediction: the two warp groups meet at the exchange every tile; whatever one waits
+there, its dK product (a quarter of its tile's tensor work) can run in. Against that,
+dK no longer overlaps the next tile's first products. Dense D=64 and D=128 within
++-1%, a gain where the exchange waits are long.
+"""
+
+import argparse
+
+from benchmarks.sessions import ab
+from sparseflash.kernels import hopper_fused
+
+
+def _early(on: bool):
+    def setup():
+        hopper_fused.DK_EARLY = on
+    return setup
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    launch = ab.kernels_of(None)
+    variants = {"main": (launch, _early(False)), "dk early": (launch, _early(True))}
+    cases = [(64, "dense", 0.0), (128, "dense", 0.0), (64, "sparse_transformer_strided", 0.0),
+             (128, "sparse_transformer_strided", 0.0), (64, "local(3)", 0.0)]
+    try:
+        ab.backward_ab(variants, cases, rounds=args.rounds, timer="cudagraph")
+    finally:
+        hopper_fused.DK_EARLY = False
+
+
+if __name__ == "__main__":
+    main()
