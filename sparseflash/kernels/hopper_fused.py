@@ -138,10 +138,21 @@ LATE, SPLIT, EARLY = 0, 1, 2
 #: 1-2% swing (NOTES v39, ``benchmarks/sessions/s37_pdl_ab.py``).
 PDL = common.PDL_AVAILABLE
 #: Whether each consumer warp group issues its dK product as soon as its own rows of dS
-#: are in shared memory, before it waits for the other warp group's rows (the dS
-#: exchange), so that the product runs during the wait; dK is then no longer in flight
-#: across the back edge (session 38's probe).
-DK_EARLY = False
+#: are in shared memory, before it waits at the dS exchange for the other warp group's
+#: rows, so that the product runs during the wait (dK is then no longer in flight across
+#: the back edge). On an H100, from CUDA graphs, the backward took 4.3% less time on dense
+#: D=64, 2.1% on dense D=128, 3.8% and 0.8% on ``sparse_transformer_strided``, 1.3% on
+#: D=64 ``local(3)``, dK and dV bit for bit the other order's (NOTES v40,
+#: ``benchmarks/sessions/s38_dk_early_ab.py``). Calls with dropout keep the other order
+#: (not yet run on a GPU this way), as do the 64 x 64 tiles, which exchange nothing
+#: (:func:`dk_early`).
+DK_EARLY = True
+
+
+def dk_early(has_dropout: bool) -> bool:
+    """The ``DK_EARLY`` constexpr a call binds: :data:`DK_EARLY` for calls without
+    dropout (the kernel applies it only where two warp groups exchange dS)."""
+    return DK_EARLY and not has_dropout
 
 
 def draw_order(*places: int) -> int:
@@ -393,7 +404,9 @@ if AVAILABLE:
         for its 64 of the program's key rows, then their dK and dV (or a split column's
         partial sums) stored. dQ's tile needs every key row's dS: each warp group stores
         its rows of dS^T into the tile's buffer (two, alternating) and arrives on
-        ``ds_full``, then computes its own columns of dQ from the whole buffer. On each
+        ``ds_full``, then computes its own columns of dQ from the whole buffer. With
+        ``DK_EARLY`` (and two warp groups) its dK product is issued before that exchange
+        and runs during the wait (:data:`DK_EARLY`); otherwise after dQ's, and on each
         back edge the last tile's dK is in flight. With ``TMA_STORE``, dK and dV leave by
         TMA stores through shared buffers the loop has finished with. With
         ``HAS_PADDING`` the rows of its padding keys (``KPM`` (B, Nk) int8, 1 = padding)
@@ -409,6 +422,7 @@ if AVAILABLE:
         COLS: gl.constexpr = D // NUM_WG
         DS_BUFS: gl.constexpr = ds_smem.shape[0]
         DQ_BUFS: gl.constexpr = dq_smem.shape[0] // NUM_WG
+        EARLY_DK: gl.constexpr = DK_EARLY and NUM_WG > 1  # (:data:`DK_EARLY`)
         SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
         dtype: gl.constexpr = kv_smem.dtype
         st_layout: gl.constexpr = gl.NVMMADistributedLayout(
@@ -448,8 +462,8 @@ if AVAILABLE:
         zero_dq = gl.zeros([BLOCK_M, COLS], gl.float32, dq_layout)
         dk = gl.zeros([KEYS, D], gl.float32, kv_layout)
         dv = gl.zeros([KEYS, D], gl.float32, kv_layout)
-        # As in hopper_backward: dK in flight across the back edge only where the loop
-        # runs at least once (else ptxas serialises every wgmma).
+        # As in hopper_backward: dK an MMA accumulator only where the loop runs at least
+        # once (else ptxas serialises every wgmma).
         if n_walk > 0:
             rot = _rotation(start_n, n_col, BLOCK_M)
             if HAS_DROPOUT and PLACE != _EARLY:
@@ -532,14 +546,16 @@ if AVAILABLE:
                 ds_rows = ds.slice(WG * KEYS, KEYS)
                 ds_rows.store(dst.to(dtype))
                 fence_async_shared()
-                if DK_EARLY:
+                if EARLY_DK:
+                    # Its own rows are all dK needs: issued before the exchange, it runs
+                    # while this warp group waits there for the other's.
                     dk = warpgroup_mma(ds_rows, q_smem.index(slot), dk, is_async=True)
                 if NUM_WG > 1:
                     mbarrier.arrive(ds_full.index(t % DS_BUFS), count=1)
                     mbarrier.wait(ds_full.index(t % DS_BUFS), (t // DS_BUFS) & 1)
                 dq = warpgroup_mma(ds.permute((1, 0)), k_cols, zero_dq, use_acc=False,
                                    is_async=True)
-                if not DK_EARLY:
+                if not EARLY_DK:
                     dk = warpgroup_mma(ds_rows, q_smem.index(slot), dk, is_async=True)
                 if HAS_DROPOUT and PLACE != _EARLY:
                     # The next tile's draws while these products run, where the fewest
@@ -551,7 +567,7 @@ if AVAILABLE:
                                    PART_IDX, rot, n_col, n_full, full_start, part_start,
                                    q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, 0,
                                    DRAW_PARTS)
-                if DK_EARLY:
+                if EARLY_DK:
                     # dQ was issued after dK: waiting for it waits for dK too (dK's
                     # registers are taken at the next tile's first wait, or after the loop).
                     dq, dv = warpgroup_mma_wait(num_outstanding=0, deps=(dq, dv))
@@ -796,8 +812,8 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
         LAYOUT_BLOCK=layout_block, BLOCK_M=block_m, BLOCK_N=block_n, D=D, STAGES=STAGES,
         DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         HAS_DROPOUT=has_dropout, TMA_STORE=TMA_STORE,
-        DRAW_ORDER=DRAW_ORDER[D, bool(has_partial)], DK_EARLY=DK_EARLY, num_warps=NUM_WARPS,
-        maxnreg=maxnreg,
+        DRAW_ORDER=DRAW_ORDER[D, bool(has_partial)], DK_EARLY=dk_early(has_dropout),
+        num_warps=NUM_WARPS, maxnreg=maxnreg,
         **pdl)
     return delta, fused, (block_n, block_m), cast
 
