@@ -19,7 +19,7 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.profiler import ProfilerActivity, profile
 
 import sparseflash
-from benchmarks.sessions.s38_forward_pdl import _kernels
+from benchmarks.sessions.s38_forward_pdl import _kernels, print_kernels
 
 
 def _timeline(name, run, trace_dir):
@@ -32,16 +32,12 @@ def _timeline(name, run, trace_dir):
         torch.cuda.synchronize()
     path = os.path.join(trace_dir, f"{name}.json")
     prof.export_chrome_trace(path)
-    kernels = [k for k in _kernels(path) if "spin_kernel" not in k[0]]
+    kernels = _kernels(path)
     total = sum(k[2] for k in kernels)
     span = kernels[-1][1] + kernels[-1][2] - kernels[0][1]
     print(f"{name}: {len(kernels)} kernels, {total:.1f} us of kernels, {span:.1f} us first "
           f"start to last end", flush=True)
-    end = None
-    for kname, start, dur in kernels:
-        gap = "" if end is None else f"gap {start - end:+7.1f} us"
-        print(f"    {kname[:60]:60s} {dur:9.1f} us  {gap}", flush=True)
-        end = start + dur
+    print_kernels(kernels)
 
 
 def main():
