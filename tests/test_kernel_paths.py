@@ -347,6 +347,16 @@ def test_fused_backward_tiles():
     assert hopper_fused.tiles(64, 32) is None and hopper_fused.tiles(96, 128) is None
 
 
+def test_fused_backward_issues_dk_early_only_where_measured():
+    """dK's product before the dS exchange (``DK_EARLY``, NOTES v40) is bound only for
+    calls without dropout on tiles of two consumer warp groups (128 key rows): calls
+    with dropout have not run that order on a GPU, and 64-row tiles exchange nothing."""
+    from sparseflash.kernels import hopper_fused
+    assert hopper_fused.dk_early(False, 128) is hopper_fused.DK_EARLY
+    assert not hopper_fused.dk_early(True, 128)
+    assert not hopper_fused.dk_early(False, 64)
+
+
 def test_pingpong_forward_setting(monkeypatch):
     """``SPARSEFLASH_PINGPONG`` takes auto (the ping-pong kernel at D=128, and at D=64 on
     layouts with partial blocks and long rows, or with dropout), 1 (at D=64 too) or 0

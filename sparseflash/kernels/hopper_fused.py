@@ -151,10 +151,11 @@ PDL = common.PDL_AVAILABLE
 DK_EARLY = True
 
 
-def dk_early(has_dropout: bool) -> bool:
-    """The ``DK_EARLY`` constexpr a call binds: :data:`DK_EARLY` for calls without
-    dropout (the kernel applies it only where two warp groups exchange dS)."""
-    return DK_EARLY and not has_dropout
+def dk_early(has_dropout: bool, key_rows: int) -> bool:
+    """The ``DK_EARLY`` constexpr a call binds on tiles of ``key_rows`` key rows:
+    :data:`DK_EARLY` for calls without dropout where two or more consumer warp groups
+    exchange dS (``key_rows`` over :data:`KEYS_PER_WG`)."""
+    return DK_EARLY and not has_dropout and key_rows > KEYS_PER_WG
 
 
 def draw_order(*places: int) -> int:
@@ -407,7 +408,7 @@ if AVAILABLE:
         partial sums) stored. dQ's tile needs every key row's dS: each warp group stores
         its rows of dS^T into the tile's buffer (two, alternating) and arrives on
         ``ds_full``, then computes its own columns of dQ from the whole buffer. With
-        ``DK_EARLY`` (and two warp groups) its dK product is issued before that exchange
+        ``DK_EARLY`` (:func:`dk_early`) its dK product is issued before that exchange
         and runs during the wait (:data:`DK_EARLY`); otherwise after dQ's, and on each
         back edge the last tile's dK is in flight. With ``TMA_STORE``, dK and dV leave by
         TMA stores through shared buffers the loop has finished with. With
@@ -424,7 +425,6 @@ if AVAILABLE:
         COLS: gl.constexpr = D // NUM_WG
         DS_BUFS: gl.constexpr = ds_smem.shape[0]
         DQ_BUFS: gl.constexpr = dq_smem.shape[0] // NUM_WG
-        EARLY_DK: gl.constexpr = DK_EARLY and NUM_WG > 1  # (:data:`DK_EARLY`)
         SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
         dtype: gl.constexpr = kv_smem.dtype
         st_layout: gl.constexpr = gl.NVMMADistributedLayout(
@@ -548,7 +548,7 @@ if AVAILABLE:
                 ds_rows = ds.slice(WG * KEYS, KEYS)
                 ds_rows.store(dst.to(dtype))
                 fence_async_shared()
-                if EARLY_DK:
+                if DK_EARLY:
                     # Its own rows are all dK needs: issued before the exchange, it runs
                     # while this warp group waits there for the other's.
                     dk = warpgroup_mma(ds_rows, q_smem.index(slot), dk, is_async=True)
@@ -557,7 +557,7 @@ if AVAILABLE:
                     mbarrier.wait(ds_full.index(t % DS_BUFS), (t // DS_BUFS) & 1)
                 dq = warpgroup_mma(ds.permute((1, 0)), k_cols, zero_dq, use_acc=False,
                                    is_async=True)
-                if not EARLY_DK:
+                if not DK_EARLY:
                     dk = warpgroup_mma(ds_rows, q_smem.index(slot), dk, is_async=True)
                 if HAS_DROPOUT and PLACE != _EARLY:
                     # The next tile's draws while these products run, where the fewest
@@ -569,7 +569,7 @@ if AVAILABLE:
                                    PART_IDX, rot, n_col, n_full, full_start, part_start,
                                    q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, 0,
                                    DRAW_PARTS)
-                if EARLY_DK:
+                if DK_EARLY:
                     # dQ was issued after dK: waiting for it waits for dK too (dK's
                     # registers are taken at the next tile's first wait, or after the loop).
                     dq, dv = warpgroup_mma_wait(num_outstanding=0, deps=(dq, dv))
@@ -814,7 +814,7 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
         LAYOUT_BLOCK=layout_block, BLOCK_M=block_m, BLOCK_N=block_n, D=D, STAGES=STAGES,
         DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         HAS_DROPOUT=has_dropout, TMA_STORE=TMA_STORE,
-        DRAW_ORDER=DRAW_ORDER[D, bool(has_partial)], DK_EARLY=dk_early(has_dropout),
+        DRAW_ORDER=DRAW_ORDER[D, bool(has_partial)], DK_EARLY=dk_early(has_dropout, block_n),
         num_warps=NUM_WARPS, maxnreg=maxnreg,
         **pdl)
     return delta, fused, (block_n, block_m), cast
