@@ -16,7 +16,8 @@ package's ``torch.library`` ops register once.
     variants = {"main": ab.kernels_of(None), "other": ab.kernels_of("/tmp/other", "kb")}
     ab.backward_ab(variants, [(128, "dense", 0.0), (64, "local(3)", 0.1)], rounds=2)
 
-Knob variants: ``{"a": (launch, lambda: set_knob(1)), "b": (launch, lambda: set_knob(2))}``.
+Knob variants: ``{"a": (launch, ab.knob(module, "NAME", 1)), "b": (launch, ab.knob(module,
+"NAME", 2))}``.
 """
 
 import importlib
@@ -43,6 +44,30 @@ def kernels_of(tree: Optional[str], name: str = "kernels"):
     sys.modules[full] = package
     spec.loader.exec_module(package)
     return importlib.import_module(f"{full}.launch")
+
+
+def knob(module, name: str, value) -> Callable[[], None]:
+    """A knob variant's ``setup``: sets ``module.<name> = value`` before the variant binds."""
+    def setup():
+        setattr(module, name, value)
+    return setup
+
+
+def eager_then_graph(run: Callable[[], object], tally: Callable[[object], None],
+                     repeats: int) -> None:
+    """A race check's runs: ``tally(run())`` ``repeats`` times back to back, then ``run``
+    captured in one CUDA graph and replayed ``repeats`` times, ``tally`` of the captured
+    outputs after each replay. ``tally`` should count on the GPU: a host sync a run would
+    leave the GPU idle between runs, which hides races."""
+    for _ in range(repeats):
+        tally(run())
+    graph = torch.cuda.CUDAGraph()
+    torch.cuda.synchronize()
+    with torch.cuda.graph(graph):
+        captured = run()
+    for _ in range(repeats):
+        graph.replay()
+        tally(captured)
 
 
 def _inputs(B: int, H: int, N: int, D: int) -> List[torch.Tensor]:

@@ -38,12 +38,6 @@ PATTERNS = {128: ["local(1) | global(1) | random(2)", "sparse_transformer_stride
             64: ["local(1) | global(1) | random(2)", "sparse_transformer_strided", "dense"]}
 
 
-def _pdl(on: bool):
-    def setup():
-        hopper_fused.PDL = on
-    return setup
-
-
 def stress(launch, repeats: int, setup=None) -> None:
     """The PDL backward ``repeats`` times against the PDL-off one, eager and in a graph;
     ``setup()``, where given, sets the variant under test in place of ``PDL = True``."""
@@ -82,15 +76,7 @@ def stress(launch, repeats: int, setup=None) -> None:
             differ.add_((grads[1] != ref[1]).any().long() + (grads[2] != ref[2]).any().long())
             worst = torch.maximum(worst, (grads[0].float() - ref[0].float()).abs().max() / scale)
 
-        for _ in range(repeats):
-            tally(run())
-        graph = torch.cuda.CUDAGraph()
-        torch.cuda.synchronize()
-        with torch.cuda.graph(graph):
-            captured = run()
-        for _ in range(repeats):
-            graph.replay()
-            tally(captured)
+        ab.eager_then_graph(run, tally, repeats)
         differ, worst = differ.item(), worst.item()
         ok = differ == 0 and worst < 1e-2
         print(f"stress D={D} {pattern} B={B} N={N} p={p_drop}: {2 * repeats} runs, dK/dV "
@@ -110,7 +96,8 @@ def main():
         stress(launch, args.stress)
     hopper_fused.PDL = True
     variants = {"before": ab.kernels_of(args.tree, "kernels_before"),
-                "one sum": (launch, _pdl(False)), "pdl": (launch, _pdl(True))}
+                "one sum": (launch, ab.knob(hopper_fused, "PDL", False)),
+                "pdl": (launch, ab.knob(hopper_fused, "PDL", True))}
     cases = [(D, p, 0.0) for D in (128, 64) for p in PATTERNS[D]]
     try:
         ab.backward_ab(variants, cases, rounds=args.rounds, timer="cudagraph")

@@ -25,19 +25,14 @@ from benchmarks.sessions import ab
 from sparseflash.kernels import hopper_fused
 
 
-def _early(on: bool):
-    def setup():
-        hopper_fused.DK_EARLY = on
-    return setup
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     launch = ab.kernels_of(None)
     default = hopper_fused.DK_EARLY
-    variants = {"main": (launch, _early(False)), "dk early": (launch, _early(True))}
+    variants = {"main": (launch, ab.knob(hopper_fused, "DK_EARLY", False)),
+                "dk early": (launch, ab.knob(hopper_fused, "DK_EARLY", True))}
     cases = [(64, "dense", 0.0), (128, "dense", 0.0), (64, "sparse_transformer_strided", 0.0),
              (128, "sparse_transformer_strided", 0.0), (64, "local(3)", 0.0)]
     try:

@@ -91,15 +91,7 @@ def stress(repeats: int) -> bool:
         def tally(outs):
             differ.add_((outs[0] != ref[0]).any().long() + (outs[1] != ref[1]).any().long())
 
-        for _ in range(repeats):
-            tally(forward())
-        graph = torch.cuda.CUDAGraph()
-        torch.cuda.synchronize()
-        with torch.cuda.graph(graph):
-            captured = forward()
-        for _ in range(repeats):
-            graph.replay()
-            tally(captured)
+        ab.eager_then_graph(forward, tally, repeats)
         n = differ.item()
         ok_all &= n == 0
         print(f"stress D={D} {pattern} B={B} N={N} p={p_drop}: {2 * repeats} forwards, O/LSE "
