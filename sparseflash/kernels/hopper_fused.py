@@ -158,6 +158,19 @@ def dk_early(has_dropout: bool, key_rows: int) -> bool:
     return DK_EARLY and not has_dropout and key_rows > KEYS_PER_WG
 
 
+#: Where :func:`dk_early` holds (no product of a tile is then in flight past its dQ), whether
+#: each consumer warp group gives a tile's Q/dO slot back at the end of that tile rather
+#: than after the next tile's S^T, so that the loader's copies of the tile after next start
+#: that much earlier (session 39's probe).
+RELEASE_EARLY = False
+
+
+def release_early(has_dropout: bool, key_rows: int) -> bool:
+    """The ``RELEASE_EARLY`` constexpr a call binds: :data:`RELEASE_EARLY` where the call
+    binds ``DK_EARLY`` (:func:`dk_early`)."""
+    return RELEASE_EARLY and dk_early(has_dropout, key_rows)
+
+
 def draw_order(*places: int) -> int:
     """The ``DRAW_ORDER`` constexpr of the kernel: warp group ``wg``'s place (``LATE``,
     ``SPLIT`` or ``EARLY``) in bits ``2 wg`` and ``2 wg + 1``."""
@@ -402,7 +415,8 @@ if AVAILABLE:
                  LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
                  HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
                  HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
-                 DRAW_ORDER: gl.constexpr, DK_EARLY: gl.constexpr):
+                 DRAW_ORDER: gl.constexpr, DK_EARLY: gl.constexpr,
+                 RELEASE_EARLY: gl.constexpr):
         """Consumer warp group WG, a partition of its own: the five products of every tile
         for its 64 of the program's key rows, then their dK and dV (or a split column's
         partial sums) stored. dQ's tile needs every key row's dS: each warp group stores
@@ -506,7 +520,9 @@ if AVAILABLE:
                 # the copies that will overwrite them. (Without this proxy fence the
                 # backward measured no faster: NOTES v33.)
                 fence_async_shared()
-                mbarrier.arrive(empty.index((t + STAGES - 1) % STAGES), count=1, pred=t > 0)
+                if not RELEASE_EARLY:
+                    mbarrier.arrive(empty.index((t + STAGES - 1) % STAGES), count=1,
+                                    pred=t > 0)
                 # LSE and delta as (1, BLOCK_M) rows of the score tile's layout, broadcast
                 # down its keys, each read where it is needed: read before the products,
                 # their 32 registers a thread made ptxas spill (NOTES v23).
@@ -573,6 +589,12 @@ if AVAILABLE:
                     # dQ was issued after dK: waiting for it waits for dK too (dK's
                     # registers are taken at the next tile's first wait, or after the loop).
                     dq, dv = warpgroup_mma_wait(num_outstanding=0, deps=(dq, dv))
+                    if RELEASE_EARLY:
+                        # Nothing reads this tile's slot any more (its products are done,
+                        # its LSE and delta were read by the loads the fence orders before
+                        # the copies that overwrite them).
+                        fence_async_shared()
+                        mbarrier.arrive(empty.index(slot), count=1)
                 else:
                     dq, dv = warpgroup_mma_wait(num_outstanding=1, deps=(dq, dv))
                 buf = WG * DQ_BUFS + t % DQ_BUFS
@@ -623,7 +645,7 @@ if AVAILABLE:
             D: gl.constexpr, STAGES: gl.constexpr, DQ_BUFS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr,
             TMA_STORE: gl.constexpr, DRAW_ORDER: gl.constexpr, PDL: gl.constexpr,
-            DK_EARLY: gl.constexpr, num_warps: gl.constexpr):
+            DK_EARLY: gl.constexpr, RELEASE_EARLY: gl.constexpr, num_warps: gl.constexpr):
         """Program (column schedule entry, key tile) x (batch, kv head repeat), as
         ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares but for LSE and
         DELTA, which come as descriptors over their (B*H*N // BLOCK_M, BLOCK_M) rows
@@ -707,7 +729,7 @@ if AVAILABLE:
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY)),
+                            DK_EARLY, RELEASE_EARLY)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [1, 1], [24, 24])
@@ -720,7 +742,7 @@ if AVAILABLE:
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY)),
+                            DK_EARLY, RELEASE_EARLY)),
                 (_consume, (1, kv_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
@@ -728,7 +750,7 @@ if AVAILABLE:
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY)),
+                            DK_EARLY, RELEASE_EARLY)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [4, 1, 1], [240, 24, 24])
@@ -815,6 +837,7 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
         DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         HAS_DROPOUT=has_dropout, TMA_STORE=TMA_STORE,
         DRAW_ORDER=DRAW_ORDER[D, bool(has_partial)], DK_EARLY=dk_early(has_dropout, block_n),
+        RELEASE_EARLY=release_early(has_dropout, block_n),
         num_warps=NUM_WARPS, maxnreg=maxnreg,
         **pdl)
     return delta, fused, (block_n, block_m), cast
