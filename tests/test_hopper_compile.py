@@ -163,8 +163,7 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padde
                   HAS_PADDING=padded, HAS_DROPOUT=dropout, TMA_STORE=f.TMA_STORE,
                   DRAW_ORDER=(f.DRAW_ORDER[d, bool(has_partial)] if draw_order is None
                               else draw_order),
-                  PDL=f.PDL if pdl is None else pdl, DK_EARLY=f.dk_early(dropout, block_n),
-                  RELEASE_EARLY=f.release_early(dropout, block_n),
+                  PDL=f.PDL if pdl is None else pdl, DK_EARLY=f.dk_early(block_n),
                   num_warps=warps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -352,9 +352,8 @@ def test_fused_backward_issues_dk_early_only_where_measured():
     calls without dropout on tiles of two consumer warp groups (128 key rows): calls
     with dropout have not run that order on a GPU, and 64-row tiles exchange nothing."""
     from sparseflash.kernels import hopper_fused
-    assert hopper_fused.dk_early(False, 128) is hopper_fused.DK_EARLY
-    assert not hopper_fused.dk_early(True, 128)
-    assert not hopper_fused.dk_early(False, 64)
+    assert hopper_fused.dk_early(128) is hopper_fused.DK_EARLY
+    assert not hopper_fused.dk_early(64)
 
 
 def test_pingpong_forward_setting(monkeypatch):

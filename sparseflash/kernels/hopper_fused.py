@@ -151,24 +151,12 @@ PDL = common.PDL_AVAILABLE
 DK_EARLY = True
 
 
-def dk_early(has_dropout: bool, key_rows: int) -> bool:
+def dk_early(key_rows: int) -> bool:
     """The ``DK_EARLY`` constexpr a call binds on tiles of ``key_rows`` key rows:
-    :data:`DK_EARLY` for calls without dropout where two or more consumer warp groups
-    exchange dS (``key_rows`` over :data:`KEYS_PER_WG`)."""
-    return DK_EARLY and not has_dropout and key_rows > KEYS_PER_WG
+    :data:`DK_EARLY` where two or more consumer warp groups exchange dS (``key_rows``
+    over :data:`KEYS_PER_WG`)."""
+    return DK_EARLY and key_rows > KEYS_PER_WG
 
-
-#: Where :func:`dk_early` holds (no product of a tile is then in flight past its dQ), whether
-#: each consumer warp group gives a tile's Q/dO slot back at the end of that tile rather
-#: than after the next tile's S^T, so that the loader's copies of the tile after next start
-#: that much earlier (session 39's probe).
-RELEASE_EARLY = False
-
-
-def release_early(has_dropout: bool, key_rows: int) -> bool:
-    """The ``RELEASE_EARLY`` constexpr a call binds: :data:`RELEASE_EARLY` where the call
-    binds ``DK_EARLY`` (:func:`dk_early`)."""
-    return RELEASE_EARLY and dk_early(has_dropout, key_rows)
 
 
 def draw_order(*places: int) -> int:
@@ -415,8 +403,7 @@ if AVAILABLE:
                  LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
                  HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
                  HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
-                 DRAW_ORDER: gl.constexpr, DK_EARLY: gl.constexpr,
-                 RELEASE_EARLY: gl.constexpr):
+                 DRAW_ORDER: gl.constexpr, DK_EARLY: gl.constexpr):
         """Consumer warp group WG, a partition of its own: the five products of every tile
         for its 64 of the program's key rows, then their dK and dV (or a split column's
         partial sums) stored. dQ's tile needs every key row's dS: each warp group stores
@@ -520,9 +507,7 @@ if AVAILABLE:
                 # the copies that will overwrite them. (Without this proxy fence the
                 # backward measured no faster: NOTES v33.)
                 fence_async_shared()
-                if not RELEASE_EARLY:
-                    mbarrier.arrive(empty.index((t + STAGES - 1) % STAGES), count=1,
-                                    pred=t > 0)
+                mbarrier.arrive(empty.index((t + STAGES - 1) % STAGES), count=1, pred=t > 0)
                 # LSE and delta as (1, BLOCK_M) rows of the score tile's layout, broadcast
                 # down its keys, each read where it is needed: read before the products,
                 # their 32 registers a thread made ptxas spill (NOTES v23).
@@ -589,12 +574,6 @@ if AVAILABLE:
                     # dQ was issued after dK: waiting for it waits for dK too (dK's
                     # registers are taken at the next tile's first wait, or after the loop).
                     dq, dv = warpgroup_mma_wait(num_outstanding=0, deps=(dq, dv))
-                    if RELEASE_EARLY:
-                        # Nothing reads this tile's slot any more (its products are done,
-                        # its LSE and delta were read by the loads the fence orders before
-                        # the copies that overwrite them).
-                        fence_async_shared()
-                        mbarrier.arrive(empty.index(slot), count=1)
                 else:
                     dq, dv = warpgroup_mma_wait(num_outstanding=1, deps=(dq, dv))
                 buf = WG * DQ_BUFS + t % DQ_BUFS
@@ -645,7 +624,7 @@ if AVAILABLE:
             D: gl.constexpr, STAGES: gl.constexpr, DQ_BUFS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr,
             TMA_STORE: gl.constexpr, DRAW_ORDER: gl.constexpr, PDL: gl.constexpr,
-            DK_EARLY: gl.constexpr, RELEASE_EARLY: gl.constexpr, num_warps: gl.constexpr):
+            DK_EARLY: gl.constexpr, num_warps: gl.constexpr):
         """Program (column schedule entry, key tile) x (batch, kv head repeat), as
         ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares but for LSE and
         DELTA, which come as descriptors over their (B*H*N // BLOCK_M, BLOCK_M) rows
@@ -729,7 +708,7 @@ if AVAILABLE:
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY, RELEASE_EARLY)),
+                            DK_EARLY)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [1, 1], [24, 24])
@@ -742,7 +721,7 @@ if AVAILABLE:
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY, RELEASE_EARLY)),
+                            DK_EARLY)),
                 (_consume, (1, kv_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
@@ -750,7 +729,7 @@ if AVAILABLE:
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY, RELEASE_EARLY)),
+                            DK_EARLY)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [4, 1, 1], [240, 24, 24])
@@ -836,8 +815,7 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
         LAYOUT_BLOCK=layout_block, BLOCK_M=block_m, BLOCK_N=block_n, D=D, STAGES=STAGES,
         DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         HAS_DROPOUT=has_dropout, TMA_STORE=TMA_STORE,
-        DRAW_ORDER=DRAW_ORDER[D, bool(has_partial)], DK_EARLY=dk_early(has_dropout, block_n),
-        RELEASE_EARLY=release_early(has_dropout, block_n),
+        DRAW_ORDER=DRAW_ORDER[D, bool(has_partial)], DK_EARLY=dk_early(block_n),
         num_warps=NUM_WARPS, maxnreg=maxnreg,
         **pdl)
     return delta, fused, (block_n, block_m), cast
