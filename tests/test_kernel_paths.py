@@ -347,10 +347,9 @@ def test_fused_backward_tiles():
     assert hopper_fused.tiles(64, 32) is None and hopper_fused.tiles(96, 128) is None
 
 
-def test_fused_backward_issues_dk_early_only_where_measured():
-    """dK's product before the dS exchange (``DK_EARLY``, NOTES v40) is bound only for
-    calls without dropout on tiles of two consumer warp groups (128 key rows): calls
-    with dropout have not run that order on a GPU, and 64-row tiles exchange nothing."""
+def test_fused_backward_issues_dk_early_only_where_two_warp_groups_exchange():
+    """dK's product before the dS exchange (``DK_EARLY``, NOTES v40-v41) is bound only
+    on tiles of two consumer warp groups (128 key rows): 64-row tiles exchange nothing."""
     from sparseflash.kernels import hopper_fused
     assert hopper_fused.dk_early(128) is hopper_fused.DK_EARLY
     assert not hopper_fused.dk_early(64)

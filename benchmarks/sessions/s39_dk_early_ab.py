@@ -14,6 +14,21 @@
    of the tile after next then starts about two products earlier. Prediction: a gain only
    where the consumers wait for ``ready`` (copies from L2 that miss, short columns whose
    first tiles are all waiting); dense within +-1%.
+
+Runs on branch ``s39-release-early`` (main has neither knob: ``dk_early`` there takes the
+tile alone, and ``RELEASE_EARLY`` is gone).
+
+Result (call 1, an H100, ``benchmarks/results/NVIDIA-H100-dk-early-dropout-s39.log``;
+NOTES v41), ``launch.backward`` best of four, dK and dV bit for bit main's in every run:
+
+1. with dropout 0.1, the early dK faster on every layout: dense D=64 9.828 against
+   9.974 ms (+1.5%), dense D=128 13.430 / 13.568 (+1.0%), D=64 ``causal`` 5.307 / 5.488
+   (+3.4%), D=64 ``local(3)`` +0.3%, D=128 ``butterfly`` +0.1%, D=64
+   ``sparse_transformer_strided`` +1.5%. The 12 fused-backward dropout GPU tests against
+   float64 passed with it. Kept: ``dk_early`` no longer looks at dropout.
+2. the early release slower or even on every layout: dense -0.6% (D=64) and -0.3%
+   (D=128), D=64 ``causal`` -0.7%, ``sparse_transformer_strided`` +0.1% (D=64) and
+   -2.8% (D=128), D=64 ``local(3)`` -0.5%, D=128 random+global -1.8%. Not kept.
 """
 
 import argparse

@@ -145,9 +145,9 @@ PDL = common.PDL_AVAILABLE
 #: the back edge). On an H100, from CUDA graphs, the backward took 4.3% less time on dense
 #: D=64, 2.1% on dense D=128, 3.8% and 0.8% on ``sparse_transformer_strided``, 1.3% on
 #: D=64 ``local(3)``, dK and dV bit for bit the other order's (NOTES v40,
-#: ``benchmarks/sessions/s38_dk_early_ab.py``). Calls with dropout keep the other order
-#: (not yet run on a GPU this way), as do the 64 x 64 tiles, which exchange nothing
-#: (:func:`dk_early`).
+#: ``benchmarks/sessions/s38_dk_early_ab.py``); with dropout 0.1, 0.1-3.4% less
+#: (NOTES v41, ``benchmarks/sessions/s39_dk_early_ab.py``). The 64 x 64 tiles, which
+#: exchange nothing, keep the other order (:func:`dk_early`).
 DK_EARLY = True
 
 
