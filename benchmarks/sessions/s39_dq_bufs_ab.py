@@ -1,0 +1,37 @@
+"""Session 39: two dQ buffers a consumer warp group in the fused backward
+(``hopper_fused.DQ_BUFS = 2``) against one, from CUDA graphs, without dropout.
+
+    python benchmarks/sessions/s39_dq_bufs_ab.py [--rounds 2]
+
+Each consumer warp group stores a tile's dQ columns into its buffer once the dQ adder's
+TMA reduction of the tile before has read it (``dq_empty``). Prediction: that reduction
+was issued a whole tile earlier (~2-3 us for 16-32 KB), so the wait is rarely long: within
+±0.5%. Shared memory: 232,032 bytes at D=64 and 231,008 at D=128 with two buffers (ptxas
+of Triton 3.6, against 199,232 and 198,208), under the 232,448 an H100/H200 block may
+have; with dropout it would not fit (264,832), so the cases run without.
+"""
+
+import argparse
+
+from benchmarks.sessions import ab
+from sparseflash.kernels import hopper_fused
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    launch = ab.kernels_of(None)
+    landed = hopper_fused.DQ_BUFS
+    variants = {"one buffer": (launch, ab.knob(hopper_fused, "DQ_BUFS", 1)),
+                "two buffers": (launch, ab.knob(hopper_fused, "DQ_BUFS", 2))}
+    cases = [(64, "dense", 0.0), (128, "dense", 0.0), (64, "sparse_transformer_strided", 0.0),
+             (128, "sparse_transformer_strided", 0.0)]
+    try:
+        ab.backward_ab(variants, cases, rounds=args.rounds, timer="cudagraph")
+    finally:
+        hopper_fused.DQ_BUFS = landed
+
+
+if __name__ == "__main__":
+    main()
