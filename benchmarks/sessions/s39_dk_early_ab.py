@@ -6,7 +6,7 @@
 1. ``dropout``: the early dK for calls with dropout too (``hopper_fused.dk_early`` with
    the dropout condition dropped). Prediction: as without dropout, the exchange's wait
    holds a quarter of the tile's tensor work; the draws placed after the exchange (LATE,
-   SPLIT's second half) now run beside dQ alone. fwd+bwd with dropout 0-4% faster, dK and
+   SPLIT's second half) now run beside dQ alone. The backward with dropout 0-4% faster, dK and
    dV bit for bit (the same draws, the same products).
 2. ``release``: where dK is early nothing of a tile is in flight after its dQ, so each
    warp group can give the tile's Q/dO slot back at the end of the tile instead of after

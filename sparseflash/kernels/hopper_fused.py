@@ -158,7 +158,6 @@ def dk_early(key_rows: int) -> bool:
     return DK_EARLY and key_rows > KEYS_PER_WG
 
 
-
 def draw_order(*places: int) -> int:
     """The ``DRAW_ORDER`` constexpr of the kernel: warp group ``wg``'s place (``LATE``,
     ``SPLIT`` or ``EARLY``) in bits ``2 wg`` and ``2 wg + 1``."""
