@@ -30,8 +30,9 @@ import triton
 import sparseflash
 from sparseflash.kernels import hopper_fused, launch
 
-PROGRAMS, TILES, WGS, EVENTS = (hopper_fused.TRACE_PROGRAMS, hopper_fused.TRACE_TILES,
-                                hopper_fused.TRACE_WGS, hopper_fused.TRACE_EVENTS)
+#: The trace buffer's shape, (programs, tiles, warp groups, events) int64, as the patch's
+#: ``_stamp`` writes it.
+PROGRAMS, TILES, WGS, EVENTS = 8, 32, 2, 16
 #: Segments: (name, from event, to event); "next" is the next tile's event 0.
 SEGMENTS = [("wait for the slot", 0, 1), ("S^T", 1, 2), ("dP^T (and dV issued)", 2, 3),
             ("dS computed and stored", 3, 4), ("dS exchange", 4, 5),
