@@ -17,7 +17,7 @@ package's ``torch.library`` ops register once.
     ab.backward_ab(variants, [(128, "dense", 0.0), (64, "local(3)", 0.1)], rounds=2)
 
 Knob variants: ``{"a": (launch, ab.knob(module, "NAME", 1)), "b": (launch, ab.knob(module,
-"NAME", 2))}``.
+"NAME", 2))}``; for variants that differ in one knob alone, :func:`knob_ab`.
 """
 
 import importlib
@@ -162,3 +162,18 @@ def backward_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, flo
             for label, ms in best.items()) + " ms", flush=True)
         results[(D, pattern, p_drop)] = times
     return results
+
+
+def knob_ab(module, name: str, values: Dict[str, object],
+            cases: Iterable[Tuple[int, str, float]], rounds: int = 2,
+            timer: str = "cudagraph") -> Dict[tuple, Dict[str, List[float]]]:
+    """:func:`backward_ab` of this tree's kernels with ``module.<name>`` set to each of
+    ``values`` (label -> value, the first the baseline) in turn; the knob's own value is
+    restored afterwards."""
+    launch = kernels_of(None)
+    landed = getattr(module, name)
+    variants = {label: (launch, knob(module, name, value)) for label, value in values.items()}
+    try:
+        return backward_ab(variants, cases, rounds=rounds, timer=timer)
+    finally:
+        setattr(module, name, landed)

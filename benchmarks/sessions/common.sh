@@ -84,6 +84,13 @@ graph_tables() {
     attention_step peers-d$1-graph$suffix flex sdpa-cudnn -- --head-dims $1 \
         --timer cudagraph --dtypes $dtype --patterns "${PATTERNS[@]}" "${MORE_PATTERNS[@]}"
 }
+# all_graph_tables: graph_tables at D=64 and D=128 in bfloat16, then both in float16.
+all_graph_tables() {
+    local args
+    for args in "64" "128" "64 float16" "128 float16"; do
+        graph_tables $args
+    done
+}
 event_tables() {
     attention_step sf-d$1-events sparseflash -- --head-dims $1 --patterns "${PATTERNS[@]}"
     attention_step peers-d$1-events flex sdpa-cudnn -- --head-dims $1 \

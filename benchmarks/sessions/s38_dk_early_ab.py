@@ -29,16 +29,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
-    launch = ab.kernels_of(None)
-    default = hopper_fused.DK_EARLY
-    variants = {"main": (launch, ab.knob(hopper_fused, "DK_EARLY", False)),
-                "dk early": (launch, ab.knob(hopper_fused, "DK_EARLY", True))}
     cases = [(64, "dense", 0.0), (128, "dense", 0.0), (64, "sparse_transformer_strided", 0.0),
              (128, "sparse_transformer_strided", 0.0), (64, "local(3)", 0.0)]
-    try:
-        ab.backward_ab(variants, cases, rounds=args.rounds, timer="cudagraph")
-    finally:
-        hopper_fused.DK_EARLY = default
+    ab.knob_ab(hopper_fused, "DK_EARLY", {"main": False, "dk early": True}, cases,
+               rounds=args.rounds)
 
 
 if __name__ == "__main__":

@@ -27,16 +27,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
-    launch = ab.kernels_of(None)
-    landed = hopper_fused.DQ_BUFS
-    variants = {"one buffer": (launch, ab.knob(hopper_fused, "DQ_BUFS", 1)),
-                "two buffers": (launch, ab.knob(hopper_fused, "DQ_BUFS", 2))}
     cases = [(64, "dense", 0.0), (128, "dense", 0.0), (64, "sparse_transformer_strided", 0.0),
              (128, "sparse_transformer_strided", 0.0)]
-    try:
-        ab.backward_ab(variants, cases, rounds=args.rounds, timer="cudagraph")
-    finally:
-        hopper_fused.DQ_BUFS = landed
+    ab.knob_ab(hopper_fused, "DQ_BUFS", {"one buffer": 1, "two buffers": 2}, cases,
+               rounds=args.rounds)
 
 
 if __name__ == "__main__":
