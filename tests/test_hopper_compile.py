@@ -137,7 +137,7 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padde
     f = hopper_fused
     block_n, block_m, maxnreg = f.tiles(d, layout_block, bool(has_partial) and dropout)
     warps = f.NUM_WARPS
-    dq_cols = f.dq_cols(d, block_n)
+    dq_cols = d * f.KEYS_PER_WG // block_n
     kernel = f.hopper_fused_backward_kernel
     sig = {name: "constexpr" for name in kernel.arg_names}
     for name, rows, width, cols, dt in (
@@ -164,7 +164,6 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padde
                   DRAW_ORDER=(f.DRAW_ORDER[d, bool(has_partial)] if draw_order is None
                               else draw_order),
                   PDL=f.PDL if pdl is None else pdl, DK_EARLY=f.dk_early(block_n),
-                  DQ_BY_KEYS=f.DQ_BY_KEYS,
                   num_warps=warps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -2,6 +2,7 @@
 (``hopper_fused.DQ_BY_KEYS``), against its columns of the whole sum after the dS exchange,
 from CUDA graphs.
 
+    git apply benchmarks/sessions/s41_dq_by_keys.patch   # the knob (not on main)
     python benchmarks/sessions/s41_dq_by_keys_ab.py [--rounds 2]
 
 Session 40's clock trace of the fused backward (H200, bf16, N=16K, dense; NOTES v42) had
@@ -21,6 +22,15 @@ dense D=64, none at D=128; with partial blocks at D=64 it serialises the wgmma (
 cases stay off the knob whatever it measures); with dropout 560 bytes against 280 at D=64,
 172 against 16 at D=128. Shared memory 199,200 bytes at D=64 (199,232), 214,560 at D=128
 (198,208).
+
+Result (call 1, an H200, ``benchmarks/results/NVIDIA-H200-dq-by-keys-s41.log``; NOTES
+v42): the 44 fused-backward GPU tests against float64 passed with the knob on; dK and dV
+bit for bit in every run; best of four, by keys against the exchange: dense D=64 6.363
+against 6.019 ms (-5.4%), D=128 11.535 against 10.111 (-12.3%),
+``sparse_transformer_strided`` -6.6% (D=64) and -12.5% (D=128), D=64 ``local(3)`` -4.3%,
+D=128 ``butterfly`` -12.8%, dense with dropout 0.1 -19.9% (D=64) and -9.8% (D=128).
+Refuted, and slowest where the reductions are widest (D=128). Not kept: the patch holds
+it.
 """
 
 import argparse

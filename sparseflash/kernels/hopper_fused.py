@@ -149,18 +149,6 @@ PDL = common.PDL_AVAILABLE
 #: (NOTES v41, ``benchmarks/sessions/s39_dk_early_ab.py``). The 64 x 64 tiles, which
 #: exchange nothing, keep the other order (:func:`dk_early`).
 DK_EARLY = True
-#: Whether each consumer warp group adds its own keys' share of dQ's tile, all D columns
-#: (``dS[:, its keys] K[its keys]``), instead of its columns of the whole sum: the warp
-#: groups then exchange no dS and never wait for each other, and dQ's accumulator takes
-#: two TMA reductions of BLOCK_M x D a tile where it took two of half the width.
-DQ_BY_KEYS = False
-
-
-def dq_cols(head_dim: int, key_rows: int) -> int:
-    """Columns of the dQ tile a consumer warp group adds into the accumulator at a time:
-    all of them with :data:`DQ_BY_KEYS`, else its share of ``head_dim`` (one warp group
-    per :data:`KEYS_PER_WG` of ``key_rows``)."""
-    return head_dim if DQ_BY_KEYS else head_dim * KEYS_PER_WG // key_rows
 
 
 def dk_early(key_rows: int) -> bool:
@@ -378,29 +366,26 @@ if AVAILABLE:
                      delta_smem.index(slot))
 
     @gluon.jit
-    def _dq_adder(k_desc, dq_desc, dq_smem, dq_ready, dq_empty, FULL_IDX, PART_IDX, n_col, rot,
+    def _dq_adder(q_desc, dq_desc, dq_smem, dq_ready, dq_empty, FULL_IDX, PART_IDX, n_col, rot,
                   n_full, n_walk, full_start, part_start, q_row0, N,
                   LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, HAS_PARTIAL: gl.constexpr,
                   PDL: gl.constexpr):
         """One warp: each tile's dQ added into the accumulator by TMA reductions, one per
-        consumer warp group's columns (its buffers ``wg * BUFS`` on; with ``DQ_BY_KEYS``
-        each warp group's sum over its keys, all columns); each buffer goes
+        consumer warp group's columns (its buffers ``wg * BUFS`` on); each buffer goes
         back to its warp group once the reduction has read it. With ``PDL`` the first
         waits for the delta kernel, which zeroes the accumulator."""
         _wait_for_prior_grid(PDL)
         # Constexprs from the descriptors' types (the argument tuple's are run-time values).
         COLS: gl.constexpr = dq_desc.block_type.shape[1]
-        NUM_WG: gl.constexpr = k_desc.block_type.shape[0] // 64  # KEYS_PER_WG
+        NUM_WG: gl.constexpr = q_desc.block_type.shape[1] // COLS
         BUFS: gl.constexpr = dq_smem.shape[0] // NUM_WG
-        # Each warp group's columns, or (DQ_BY_KEYS) all of them from each.
-        COL_STEP: gl.constexpr = 0 if COLS == k_desc.block_type.shape[1] else COLS
         for t in range(n_walk):
             buf = t % BUFS
             row = _walk_row(FULL_IDX, PART_IDX, t, rot, n_col, n_full, full_start,
                             part_start, q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
             for wg in gl.static_range(NUM_WG):
                 mbarrier.wait(dq_ready.index(wg * BUFS + buf), (t // BUFS) & 1)
-                tma_reduce_add(dq_desc, [row, wg * COL_STEP], dq_smem.index(wg * BUFS + buf))
+                tma_reduce_add(dq_desc, [row, wg * COLS], dq_smem.index(wg * BUFS + buf))
             for wg in gl.static_range(NUM_WG):
                 # Reductions complete in order: the first warp group's buffer is free
                 # while the second's is still being read.
@@ -417,8 +402,7 @@ if AVAILABLE:
                  LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
                  HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
                  HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
-                 DRAW_ORDER: gl.constexpr, DK_EARLY: gl.constexpr,
-                 DQ_BY_KEYS: gl.constexpr):
+                 DRAW_ORDER: gl.constexpr, DK_EARLY: gl.constexpr):
         """Consumer warp group WG, a partition of its own: the five products of every tile
         for its 64 of the program's key rows, then their dK and dV (or a split column's
         partial sums) stored. dQ's tile needs every key row's dS: each warp group stores
@@ -439,8 +423,6 @@ if AVAILABLE:
         D: gl.constexpr = kv_smem.shape[2]
         NUM_WG: gl.constexpr = BLOCK_N // KEYS
         COLS: gl.constexpr = D // NUM_WG
-        # The dQ tile's columns this warp group computes (all of them with DQ_BY_KEYS).
-        DQ_COLS: gl.constexpr = D if DQ_BY_KEYS else COLS
         DS_BUFS: gl.constexpr = ds_smem.shape[0]
         DQ_BUFS: gl.constexpr = dq_smem.shape[0] // NUM_WG
         SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
@@ -450,7 +432,7 @@ if AVAILABLE:
         kv_layout: gl.constexpr = gl.NVMMADistributedLayout(
             version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, D, 16])
         dq_layout: gl.constexpr = gl.NVMMADistributedLayout(
-            version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, DQ_COLS, 16])
+            version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, COLS, 16])
         op_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=kv_layout,
                                                       k_width=2)
 
@@ -479,7 +461,7 @@ if AVAILABLE:
             tile_draws = draws_smem.index(WG)
 
         zero_st = gl.zeros([KEYS, BLOCK_M], gl.float32, st_layout)
-        zero_dq = gl.zeros([BLOCK_M, DQ_COLS], gl.float32, dq_layout)
+        zero_dq = gl.zeros([BLOCK_M, COLS], gl.float32, dq_layout)
         dk = gl.zeros([KEYS, D], gl.float32, kv_layout)
         dv = gl.zeros([KEYS, D], gl.float32, kv_layout)
         # As in hopper_backward: dK an MMA accumulator only where the loop runs at least
@@ -570,16 +552,11 @@ if AVAILABLE:
                     # Its own rows are all dK needs: issued before the exchange, it runs
                     # while this warp group waits there for the other's.
                     dk = warpgroup_mma(ds_rows, q_smem.index(slot), dk, is_async=True)
-                if DQ_BY_KEYS:
-                    # This warp group's keys' share of the whole tile: no exchange.
-                    dq = warpgroup_mma(ds_rows.permute((1, 0)), k_rows, zero_dq,
-                                       use_acc=False, is_async=True)
-                else:
-                    if NUM_WG > 1:
-                        mbarrier.arrive(ds_full.index(t % DS_BUFS), count=1)
-                        mbarrier.wait(ds_full.index(t % DS_BUFS), (t // DS_BUFS) & 1)
-                    dq = warpgroup_mma(ds.permute((1, 0)), k_cols, zero_dq, use_acc=False,
-                                       is_async=True)
+                if NUM_WG > 1:
+                    mbarrier.arrive(ds_full.index(t % DS_BUFS), count=1)
+                    mbarrier.wait(ds_full.index(t % DS_BUFS), (t // DS_BUFS) & 1)
+                dq = warpgroup_mma(ds.permute((1, 0)), k_cols, zero_dq, use_acc=False,
+                                   is_async=True)
                 if not DK_EARLY:
                     dk = warpgroup_mma(ds_rows, q_smem.index(slot), dk, is_async=True)
                 if HAS_DROPOUT and PLACE != _EARLY:
@@ -646,7 +623,7 @@ if AVAILABLE:
             D: gl.constexpr, STAGES: gl.constexpr, DQ_BUFS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr,
             TMA_STORE: gl.constexpr, DRAW_ORDER: gl.constexpr, PDL: gl.constexpr,
-            DK_EARLY: gl.constexpr, DQ_BY_KEYS: gl.constexpr, num_warps: gl.constexpr):
+            DK_EARLY: gl.constexpr, num_warps: gl.constexpr):
         """Program (column schedule entry, key tile) x (batch, kv head repeat), as
         ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares but for LSE and
         DELTA, which come as descriptors over their (B*H*N // BLOCK_M, BLOCK_M) rows
@@ -668,8 +645,8 @@ if AVAILABLE:
         k_row = (b * H_KV + kv_h) * Nk + start_n
         # Consumer warp groups (a partition of its own per 64 key rows) with a dQ buffer
         # each, and dS buffers: two where the warp groups exchange dS.
-        NUM_WG: gl.constexpr = BLOCK_N // 64  # KEYS_PER_WG
-        DS_BUFS: gl.constexpr = 2 if NUM_WG > 1 and not DQ_BY_KEYS else 1
+        NUM_WG: gl.constexpr = D // dq_desc.block_type.shape[1]
+        DS_BUFS: gl.constexpr = 2 if NUM_WG > 1 else 1
 
         SWIZZLE: gl.constexpr = 128 if BLOCK_M * 2 >= 128 else BLOCK_M * 2
         ds_layout: gl.constexpr = gl.NVMMASharedLayout(swizzle_byte_width=SWIZZLE,
@@ -684,8 +661,7 @@ if AVAILABLE:
                                                delta_desc.layout)
         ds_smem = gl.allocate_shared_memory(dtype, [DS_BUFS, BLOCK_N, BLOCK_M], ds_layout)
         dq_smem = gl.allocate_shared_memory(gl.float32, [NUM_WG * DQ_BUFS, BLOCK_M,
-                                                         dq_desc.block_type.shape[1]],
-                                            dq_desc.layout)
+                                                         D // NUM_WG], dq_desc.layout)
         if HAS_DROPOUT:  # each consumer warp group's dropout draws of the tile
             draws_smem = gl.allocate_shared_memory(gl.uint16, [NUM_WG, BLOCK_M,
                                                               BLOCK_N // NUM_WG],
@@ -719,7 +695,7 @@ if AVAILABLE:
                        q_smem, do_smem, lse_smem, delta_smem, kv_bar, ready, empty, FULL_IDX,
                        PART_IDX, cols, rot, n_full, n_walk, full_start, part_start, q_row0,
                        k_row, N, LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, PDL)
-        adder_args = (k_desc, dq_desc, dq_smem, dq_ready, dq_empty, FULL_IDX, PART_IDX, cols,
+        adder_args = (q_desc, dq_desc, dq_smem, dq_ready, dq_empty, FULL_IDX, PART_IDX, cols,
                       rot, n_full, n_walk, full_start, part_start, q_row0, N, LAYOUT_BLOCK,
                       BLOCK_M, HAS_PARTIAL, PDL)
         if NUM_WG == 1:
@@ -731,7 +707,7 @@ if AVAILABLE:
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY, DQ_BY_KEYS)),
+                            DK_EARLY)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [1, 1], [24, 24])
@@ -744,7 +720,7 @@ if AVAILABLE:
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY, DQ_BY_KEYS)),
+                            DK_EARLY)),
                 (_consume, (1, kv_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
@@ -752,7 +728,7 @@ if AVAILABLE:
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY, DQ_BY_KEYS)),
+                            DK_EARLY)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [4, 1, 1], [240, 24, 24])
@@ -839,7 +815,6 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
         DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         HAS_DROPOUT=has_dropout, TMA_STORE=TMA_STORE,
         DRAW_ORDER=DRAW_ORDER[D, bool(has_partial)], DK_EARLY=dk_early(block_n),
-        DQ_BY_KEYS=DQ_BY_KEYS,
         num_warps=NUM_WARPS, maxnreg=maxnreg,
         **pdl)
     return delta, fused, (block_n, block_m), cast
@@ -858,13 +833,14 @@ def backward(bound, q, k, v, do, o, lse, delta, dq, dk, dv, col_idx, col_part_id
     (1 / (1 - p)) where it was bound for dropout."""
     B, H, N, D = q.shape
     block_n, block_m = bound[2]
+    dq_cols = D * KEYS_PER_WG // block_n  # a consumer warp group's columns of dQ
     dq_acc = torch.empty(B * H * N, D, dtype=torch.float32, device=q.device)
     bound[0]((o, do, delta, dq_acc), ())
     descriptor = hopper.descriptor
     bound[1]((dk, dv, col_idx, col_part_idx, col_part_code, col_sched, ws_dk, ws_dv, kpm,
               kv_limits, seed),
              (descriptor(q, block_m), descriptor(k, block_n), descriptor(v, block_n),
-              descriptor(do, block_m), descriptor(dq_acc, block_m, dq_cols(D, block_n)),
+              descriptor(do, block_m), descriptor(dq_acc, block_m, dq_cols),
               descriptor(lse.view(-1, block_m), 1), descriptor(delta.view(-1, block_m), 1),
               descriptor(dk, KEYS_PER_WG), descriptor(dv, KEYS_PER_WG), qk_scale, sm_scale,
               keep_threshold, drop_scale))
