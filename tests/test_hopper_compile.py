@@ -63,7 +63,8 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False):
         sig[name] = "i32"
     consts = dict(LAYOUT_BLOCK=128, BLOCK_M=hopper.BLOCK_M, BLOCK_N=hopper.BLOCK_N, D=d,
                   STAGES=hopper.STAGES, ROW_RUNS=row_runs, HAS_PARTIAL=has_partial,
-                  HAS_PADDING=padded, TMA_STORE=hopper.TMA_STORE, num_warps=hopper.NUM_WARPS)
+                  HAS_PADDING=padded, TMA_STORE=hopper.TMA_STORE, EXP_POLY=hopper.EXP_POLY,
+                  num_warps=hopper.NUM_WARPS)
     options = dict(num_warps=hopper.NUM_WARPS, **hopper.compile_options(d))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -164,16 +164,69 @@ def backward_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, flo
     return results
 
 
+def forward_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, float]],
+               rounds: int = 2, B: int = 1, H: int = 16, N: int = 16384,
+               block: int = 128) -> Dict[tuple, Dict[str, List[float]]]:
+    """:func:`backward_ab` for ``launch.forward``: each variant's output and LSE against
+    the first run's (largest difference relative to the largest entry), timed from CUDA
+    graphs (:func:`_graph_bench`) at 4 x the flops, in the order A B .. B A per round."""
+    labels, results = list(variants), {}
+    order = labels + labels[::-1]
+    inputs = {}
+    for D, pattern, p_drop in cases:
+        if D not in inputs:
+            inputs[D] = _inputs(B, H, N, D)
+        q, k, v, _ = inputs[D]
+        layout = sparseflash.compile_layout(pattern, N, block=block, device=q.device)
+        tables = layout.kernel_tables()
+        flops = 4 * B * H * N * N * D * layout.density
+        seed = torch.tensor([1234], dtype=torch.int64, device="cuda") if p_drop else None
+        ref, times = None, {label: [] for label in variants}
+        for rnd in range(rounds):
+            for label in order:
+                launch, setup = _split(variants[label])
+                if setup is not None:
+                    setup()
+                launch.clear_plans()
+                meta = launch.LayoutMeta.of(layout)
+
+                def run():
+                    return launch.forward(q, k, v, tables, meta, D ** -0.5, None, None, seed,
+                                          p_drop)[:2]
+
+                out, lse = run()
+                torch.cuda.synchronize()
+                if ref is None:
+                    ref = (out, lse)
+                o_err = ((out.float() - ref[0].float()).abs().max()
+                         / ref[0].float().abs().max()).item()
+                lse_err = ((lse - ref[1]).abs().max() / ref[1].abs().max()).item()
+                ms = _graph_bench(run)
+                times[label].append(ms)
+                print(f"fwd D={D} p={p_drop} {pattern:34s} round {rnd + 1} {label:14s} "
+                      f"{ms:7.3f} ms {flops / ms / 1e9:6.1f} TFLOP/s  O max|diff|/max "
+                      f"{o_err:.1e}, LSE {lse_err:.1e}", flush=True)
+        best = {label: min(ms) for label, ms in times.items()}
+        first_best = best[labels[0]]
+        print(f"fwd D={D} p={p_drop} {pattern:34s} best " + " / ".join(
+            f"{label} {ms:.3f}" + ("" if label == labels[0] else f" ({first_best / ms - 1:+.1%})")
+            for label, ms in best.items()) + " ms", flush=True)
+        results[(D, pattern, p_drop)] = times
+    return results
+
+
 def knob_ab(module, name: str, values: Dict[str, object],
             cases: Iterable[Tuple[int, str, float]], rounds: int = 2,
-            timer: str = "cudagraph") -> Dict[tuple, Dict[str, List[float]]]:
-    """:func:`backward_ab` of this tree's kernels with ``module.<name>`` set to each of
-    ``values`` (label -> value, the first the baseline) in turn; the knob's own value is
-    restored afterwards."""
+            timer: str = "cudagraph", forward: bool = False) -> Dict[tuple, Dict[str, List[float]]]:
+    """:func:`backward_ab` (``forward``: :func:`forward_ab`, always from CUDA graphs) of
+    this tree's kernels with ``module.<name>`` set to each of ``values`` (label -> value,
+    the first the baseline) in turn; the knob's own value is restored afterwards."""
     launch = kernels_of(None)
     landed = getattr(module, name)
     variants = {label: (launch, knob(module, name, value)) for label, value in values.items()}
     try:
+        if forward:
+            return forward_ab(variants, cases, rounds=rounds)
         return backward_ab(variants, cases, rounds=rounds, timer=timer)
     finally:
         setattr(module, name, landed)

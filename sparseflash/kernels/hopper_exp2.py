@@ -30,7 +30,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .hopper import AVAILABLE
+try:
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as gl
+    AVAILABLE = True
+except ImportError:  # a Triton without Gluon
+    AVAILABLE = False
 
 #: float32 coefficients of 2^f ~ sum c_k f^k on [-0.5, 0.5], c_0 first (relative error of
 #: the fit 7.5e-8; as float32 through the steps above 2.4e-7).
@@ -107,9 +112,6 @@ def emulate(x: np.ndarray) -> np.ndarray:
 
 
 if AVAILABLE:
-    from triton.experimental import gluon
-    from triton.experimental.gluon import language as gl
-
     _ASM = tuple(gl.constexpr(asm(poly)) for poly in range(PACK + 1))
     _ASM_1, _ASM_2, _ASM_3, _ASM_4 = _ASM[1:5]
     _CONSTRAINTS = gl.constexpr(CONSTRAINTS)
@@ -136,7 +138,7 @@ if AVAILABLE:
     @gluon.jit
     def _exp2_test_kernel(X, Y, n, POLY: gl.constexpr, BLOCK: gl.constexpr):
         """Y = :func:`exp2_mixed` (X, POLY) over ``n`` float32 values, BLOCK a program."""
-        layout: gl.constexpr = gl.BlockedLayout([PACK], [32], [4], [0])
+        layout: gl.constexpr = gl.BlockedLayout([_PACK], [32], [4], [0])
         offs = gl.program_id(0) * BLOCK + gl.arange(0, BLOCK, layout=layout)
         x = gl.load(X + offs, mask=offs < n, other=0.0)
         gl.store(Y + offs, exp2_mixed(x, POLY), mask=offs < n)
