@@ -63,8 +63,7 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False):
         sig[name] = "i32"
     consts = dict(LAYOUT_BLOCK=128, BLOCK_M=hopper.BLOCK_M, BLOCK_N=hopper.BLOCK_N, D=d,
                   STAGES=hopper.STAGES, ROW_RUNS=row_runs, HAS_PARTIAL=has_partial,
-                  HAS_PADDING=padded, TMA_STORE=hopper.TMA_STORE, EXP_POLY=hopper.EXP_POLY,
-                  num_warps=hopper.NUM_WARPS)
+                  HAS_PADDING=padded, TMA_STORE=hopper.TMA_STORE, num_warps=hopper.NUM_WARPS)
     options = dict(num_warps=hopper.NUM_WARPS, **hopper.compile_options(d))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -165,7 +164,6 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padde
                   DRAW_ORDER=(f.DRAW_ORDER[d, bool(has_partial)] if draw_order is None
                               else draw_order),
                   PDL=f.PDL if pdl is None else pdl, DK_EARLY=f.dk_early(block_n),
-                  EXP_POLY=f.EXP_POLY,
                   num_warps=warps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -39,7 +39,7 @@ from typing import NamedTuple
 
 import torch
 
-from . import fastlaunch, hopper_exp2
+from . import fastlaunch
 from .common import (CODE_ANTICAUSAL, CODE_BOUNDS, CODE_CAUSAL, ENTRY_FIELDS,
                      ENTRY_FULL_END, ENTRY_FULL_START, ENTRY_PARTIAL_END, ENTRY_PARTIAL_START,
                      ENTRY_ROW, ENTRY_SLOT)
@@ -64,9 +64,6 @@ BLOCK_M, BLOCK_N, STAGES, NUM_WARPS = 128, 128, 3, 8
 #: Output tiles wholly inside the sequence leave through Q's shared buffer by the copy
 #: engine (one asynchronous store) instead of the threads' scattered pointer stores.
 TMA_STORE = True
-#: Of every 8 exponentials of P, how many the forward computes by a polynomial on the FMA
-#: units instead of the SFUs (``hopper_exp2``; 0 to 4).
-EXP_POLY = 0
 
 if AVAILABLE:
     #: A barrier of the calling partition's threads (a warp group's, in a warp-specialised
@@ -283,19 +280,18 @@ if AVAILABLE:
         return s
 
     @gluon.jit
-    def _softmax_step(s, m_i, l_i, qk_scale, GUARD: gl.constexpr, POLY: gl.constexpr = 0):
+    def _softmax_step(s, m_i, l_i, qk_scale, GUARD: gl.constexpr):
         """Online softmax of one score tile, as the Triton forward: the maximum over raw
         scores, scaled once per row (base 2). Returns the tile's probabilities, the new
         maxima and sums, and the factor that rescales what came before. With ``GUARD``
         (layouts with partial blocks, whose masks can leave a row with nothing so far) a
-        row at -inf shifts by 0 so that exp2 gives 0, not NaN. ``POLY``: of every 8 of P's
-        exponentials, how many by ``hopper_exp2``'s polynomial."""
+        row at -inf shifts by 0 so that exp2 gives 0, not NaN."""
         m_new = gl.maximum(m_i, gl.max(s, 1) * qk_scale)
         if GUARD:
             m_shift = gl.where(m_new == float("-inf"), 0.0, m_new)
         else:
             m_shift = m_new
-        p = hopper_exp2.exp2_mixed(s * qk_scale - gl.expand_dims(m_shift, 1), POLY)
+        p = gl.exp2(s * qk_scale - gl.expand_dims(m_shift, 1))
         alpha = gl.exp2(m_i - m_shift)
         return p, m_new, l_i * alpha + gl.sum(p, 1), alpha
 
@@ -306,7 +302,7 @@ if AVAILABLE:
               LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
               STAGES: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
               MASKED: gl.constexpr, PADDED: gl.constexpr, s_layout: gl.constexpr,
-              o_layout: gl.constexpr, p_layout: gl.constexpr, EXP_POLY: gl.constexpr):
+              o_layout: gl.constexpr, p_layout: gl.constexpr):
         """One trip of the loop: tile j-1's ``P V`` into ``acc``, then tile j's scores and
         softmax (``MASKED``: tile j is a partial block's; ``PADDED``: its padding keys
         masked, :func:`mask_padding`); refills tile j-1's buffers with tile j-1+STAGES.
@@ -323,8 +319,7 @@ if AVAILABLE:
                              run_offset, kpm_row, first_padding, Nk, LAYOUT_BLOCK, BLOCK_N,
                              ROW_RUNS, HAS_PARTIAL, s_layout)
         # A masked tile (partial or padded) can leave a row at -inf: the guard.
-        p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, MASKED or PADDED,
-                                           EXP_POLY)
+        p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, MASKED or PADDED)
         acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
         p = gl.convert_layout(p.to(k_desc.dtype), p_layout)
         _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
@@ -340,7 +335,7 @@ if AVAILABLE:
             LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, ROW_RUNS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, TMA_STORE: gl.constexpr,
-            EXP_POLY: gl.constexpr, num_warps: gl.constexpr):
+            num_warps: gl.constexpr):
         """Program (schedule entry, query tile) x (batch, head repeat), as the Triton
         forward's. q/k/v/o_desc: descriptors over the (B*H*N, D) and (B*H_KV*Nk, D) rows of
         contiguous q, k, v, o; O (B, H, N, D), contiguous; LSE (B, H, N) float32 base 2.
@@ -404,8 +399,7 @@ if AVAILABLE:
                 s = mask_padding(s, 0, n_full, full_start, part_start, FULL_IDX, PART_IDX,
                                  run_offset, kpm_row, first_padding, Nk, LAYOUT_BLOCK, BLOCK_N,
                                  ROW_RUNS, HAS_PARTIAL, s_layout)
-            p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, HAS_PARTIAL or HAS_PADDING,
-                                               EXP_POLY)
+            p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, HAS_PARTIAL or HAS_PADDING)
             p = gl.convert_layout(p.to(dtype), p_layout)
             _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
                       STAGES - 1, n_full, n_tiles, full_start, part_start, run_offset, k_row0,
@@ -420,7 +414,7 @@ if AVAILABLE:
                     v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles, full_start,
                     part_start, run_offset, k_row0, q_start, Nk, qk_scale, kpm_row,
                     first_padding, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, ROW_RUNS,
-                    HAS_PARTIAL, False, HAS_PADDING, s_layout, o_layout, p_layout, EXP_POLY)
+                    HAS_PARTIAL, False, HAS_PADDING, s_layout, o_layout, p_layout)
             if HAS_PARTIAL:
                 for j in range(gl.maximum(n_full, 1), n_tiles):
                     acc, p, m_i, l_i = _step(
@@ -429,7 +423,7 @@ if AVAILABLE:
                         full_start, part_start, run_offset, k_row0, q_start, Nk, qk_scale,
                         kpm_row, first_padding, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES,
                         ROW_RUNS, HAS_PARTIAL, True, HAS_PADDING, s_layout, o_layout,
-                        p_layout, EXP_POLY)
+                        p_layout)
             last = n_tiles - 1
             mbarrier.wait(v_bar.index(last % STAGES), (last // STAGES) & 1)
             acc = warpgroup_mma(p, v_smem.index(last % STAGES), acc, is_async=True)
@@ -662,7 +656,7 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
          stride_lim_b),
         LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
         ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
-        TMA_STORE=TMA_STORE, EXP_POLY=EXP_POLY, num_warps=NUM_WARPS, **compile_options(D))
+        TMA_STORE=TMA_STORE, num_warps=NUM_WARPS, **compile_options(D))
     return BoundForward(launch, BLOCK_M)
 
 

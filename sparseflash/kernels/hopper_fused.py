@@ -88,7 +88,7 @@ import torch
 import triton
 import triton.language as tl
 
-from . import common, fastlaunch, hopper, hopper_backward, hopper_dropout, hopper_exp2
+from . import common, fastlaunch, hopper, hopper_backward, hopper_dropout
 from .common import ENTRY_SLOT, let_next_grid_launch, wait_for_prior_grid
 
 AVAILABLE = hopper.AVAILABLE
@@ -149,9 +149,6 @@ PDL = common.PDL_AVAILABLE
 #: (NOTES v41, ``benchmarks/sessions/s39_dk_early_ab.py``). The 64 x 64 tiles, which
 #: exchange nothing, keep the other order (:func:`dk_early`).
 DK_EARLY = True
-#: Of every 8 exponentials of P^T, how many each consumer warp group computes by a
-#: polynomial on the FMA units instead of the SFUs (``hopper_exp2``; 0 to 4).
-EXP_POLY = 0
 
 
 def dk_early(key_rows: int) -> bool:
@@ -405,8 +402,7 @@ if AVAILABLE:
                  LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
                  HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
                  HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
-                 DRAW_ORDER: gl.constexpr, DK_EARLY: gl.constexpr,
-                 EXP_POLY: gl.constexpr):
+                 DRAW_ORDER: gl.constexpr, DK_EARLY: gl.constexpr):
         """Consumer warp group WG, a partition of its own: the five products of every tile
         for its 64 of the program's key rows, then their dK and dV (or a split column's
         partial sums) stored. dQ's tile needs every key row's dS: each warp group stores
@@ -515,7 +511,7 @@ if AVAILABLE:
                 # down its keys, each read where it is needed: read before the products,
                 # their 32 registers a thread made ptxas spill (NOTES v23).
                 lse = lse_smem.index(slot).load(st_layout)
-                pt = hopper_exp2.exp2_mixed(st * qk_scale - lse, EXP_POLY)
+                pt = gl.exp2(st * qk_scale - lse)
                 if HAS_PADDING:
                     pt = gl.where(key_real, pt, 0.0)
                 if HAS_PARTIAL:
@@ -627,7 +623,7 @@ if AVAILABLE:
             D: gl.constexpr, STAGES: gl.constexpr, DQ_BUFS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr,
             TMA_STORE: gl.constexpr, DRAW_ORDER: gl.constexpr, PDL: gl.constexpr,
-            DK_EARLY: gl.constexpr, EXP_POLY: gl.constexpr, num_warps: gl.constexpr):
+            DK_EARLY: gl.constexpr, num_warps: gl.constexpr):
         """Program (column schedule entry, key tile) x (batch, kv head repeat), as
         ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares but for LSE and
         DELTA, which come as descriptors over their (B*H*N // BLOCK_M, BLOCK_M) rows
@@ -711,7 +707,7 @@ if AVAILABLE:
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY, EXP_POLY)),
+                            DK_EARLY)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [1, 1], [24, 24])
@@ -724,7 +720,7 @@ if AVAILABLE:
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY, EXP_POLY)),
+                            DK_EARLY)),
                 (_consume, (1, kv_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
@@ -732,7 +728,7 @@ if AVAILABLE:
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY, EXP_POLY)),
+                            DK_EARLY)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [4, 1, 1], [240, 24, 24])
@@ -819,7 +815,6 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
         DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         HAS_DROPOUT=has_dropout, TMA_STORE=TMA_STORE,
         DRAW_ORDER=DRAW_ORDER[D, bool(has_partial)], DK_EARLY=dk_early(block_n),
-        EXP_POLY=EXP_POLY,
         num_warps=NUM_WARPS, maxnreg=maxnreg,
         **pdl)
     return delta, fused, (block_n, block_m), cast
