@@ -4,9 +4,12 @@ tile's time goes between its products (NOTES v41, next step 2).
     python benchmarks/sessions/s39_bwd_trace.py OUT_DIR
 
 Runs on branch ``s39-bwd-trace`` (``hopper_fused.TRACING``; main has no trace points), or
-on main at ``a986ab1`` with ``git apply benchmarks/sessions/s39_bwd_trace.patch``. Not yet
-run on a GPU: written and compiled (Triton 3.6's ptxas: 32 bytes of spills at D=64, none at
-D=128, no serialised wgmma) in session 39 after its device time was spent.
+on main at ``a986ab1`` with ``git apply benchmarks/sessions/s39_bwd_trace.patch`` (in a
+copy of the tree: ``sessions/s41-call5.sh``). Written and compiled in session 39 (Triton
+3.6's ptxas: 32 bytes of spills at D=64, none at D=128, no serialised wgmma); run in
+session 40 (whose record was lost) and session 41 (call 5, an H200,
+``benchmarks/results/NVIDIA-H200-bwd-trace-s41.log``, buffers in
+``benchmarks/results/traces/s41-bwd/``; NOTES v42).
 
 With ``hopper_fused.TRACING`` each consumer warp group of the first 8 programs writes the
 SM's ``%clock64`` at fixed points of its first 32 tiles into an int64 buffer (passed where
