@@ -101,6 +101,61 @@ def _graph_bench(run: Callable[[], object]) -> float:
     return triton.testing.do_bench(graph.replay, warmup=25, rep=150)
 
 
+def _relative_error(a: torch.Tensor, b: torch.Tensor) -> float:
+    """max|a - b| / max|b|, in float32."""
+    return ((a.float() - b.float()).abs().max() / b.float().abs().max()).item()
+
+
+def _run_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, float]],
+            rounds: int, B: int, H: int, N: int, block: int, prefix: str,
+            flop_factor: float, make_run: Callable, check: Callable[[list, object], str],
+            bench: Callable[[Callable[[], object]], float]) -> Dict[tuple, Dict[str, List[float]]]:
+    """The A/B loop :func:`backward_ab` and :func:`forward_ab` share: for each case (head
+    dim, pattern, dropout p) at (B, H, N) in bfloat16, each variant in the order A B .. B
+    A per round, its plans cleared; ``make_run(launch, meta, case)`` (``case``: a dict of
+    D, q, k, v, do, layout, tables, seed, p and the first variant's ``launch`` as
+    ``first``, which ``make_run`` may add to) gives the call,
+    run twice, ``check(outputs, first run's output)`` says how the outputs compare, and
+    ``bench(run)`` times it; each run and each case's best times against the first
+    variant's are printed (TFLOP/s at ``flop_factor`` x the forward's flops)."""
+    labels, results = list(variants), {}
+    order = labels + labels[::-1]
+    inputs = {}
+    for D, pattern, p_drop in cases:
+        if D not in inputs:
+            inputs[D] = _inputs(B, H, N, D)
+        q, k, v, do = inputs[D]
+        layout = sparseflash.compile_layout(pattern, N, block=block, device=q.device)
+        flops = flop_factor * 4 * B * H * N * N * D * layout.density
+        seed = torch.tensor([1234], dtype=torch.int64, device="cuda") if p_drop else None
+        case = dict(D=D, q=q, k=k, v=v, do=do, tables=layout.kernel_tables(), seed=seed,
+                    p=p_drop, layout=layout, first=_split(variants[labels[0]])[0])
+        ref, times = None, {label: [] for label in variants}
+        for rnd in range(rounds):
+            for label in order:
+                launch, setup = _split(variants[label])
+                if setup is not None:
+                    setup()
+                launch.clear_plans()
+                run = make_run(launch, launch.LayoutMeta.of(layout), case)
+                outputs = [run() for _ in range(2)]
+                torch.cuda.synchronize()
+                if ref is None:
+                    ref = outputs[0]
+                compared = check(outputs, ref)
+                ms = bench(run)
+                times[label].append(ms)
+                print(f"{prefix}D={D} p={p_drop} {pattern:34s} round {rnd + 1} {label:14s} "
+                      f"{ms:7.3f} ms {flops / ms / 1e9:6.1f} TFLOP/s  {compared}", flush=True)
+        best = {label: min(ms) for label, ms in times.items()}
+        first_best = best[labels[0]]
+        print(f"{prefix}D={D} p={p_drop} {pattern:34s} best " + " / ".join(
+            f"{label} {ms:.3f}" + ("" if label == labels[0] else f" ({first_best / ms - 1:+.1%})")
+            for label, ms in best.items()) + " ms", flush=True)
+        results[(D, pattern, p_drop)] = times
+    return results
+
+
 def backward_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, float]],
                 rounds: int = 2, B: int = 1, H: int = 16, N: int = 16384,
                 block: int = 128, timer: str = "events") -> Dict[tuple, Dict[str, List[float]]]:
@@ -114,54 +169,27 @@ def backward_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, flo
     [ms, ...]}}."""
     import triton
 
-    labels, results = list(variants), {}
-    order = labels + labels[::-1]
-    inputs = {}
-    for D, pattern, p_drop in cases:
-        if D not in inputs:
-            inputs[D] = _inputs(B, H, N, D)
-        q, k, v, do = inputs[D]
-        layout = sparseflash.compile_layout(pattern, N, block=block, device=q.device)
-        tables = layout.kernel_tables()
-        flops = 2.5 * 4 * B * H * N * N * D * layout.density
-        seed = torch.tensor([1234], dtype=torch.int64, device="cuda") if p_drop else None
-        first = _split(variants[labels[0]])[0]
-        out, lse = first.forward(q, k, v, tables, first.LayoutMeta.of(layout), D ** -0.5,
-                                 None, None, seed, p_drop)[:2]
-        ref, times = None, {label: [] for label in variants}
-        for rnd in range(rounds):
-            for label in order:
-                launch, setup = _split(variants[label])
-                if setup is not None:
-                    setup()
-                launch.clear_plans()
-                meta = launch.LayoutMeta.of(layout)
+    def make_run(launch, meta, c):
+        if "forward" not in c:  # the first variant's forward, once a case
+            first = c["first"]
+            c["forward"] = first.forward(c["q"], c["k"], c["v"], c["tables"],
+                                         first.LayoutMeta.of(c["layout"]), c["D"] ** -0.5,
+                                         None, None, c["seed"], c["p"])[:2]
+        out, lse = c["forward"]
+        return lambda: launch.backward(c["do"], c["q"], c["k"], c["v"], out, lse, c["tables"],
+                                       meta, c["D"] ** -0.5, None, None, c["seed"], c["p"])
 
-                def run():
-                    return launch.backward(do, q, k, v, out, lse, tables, meta, D ** -0.5,
-                                           None, None, seed, p_drop)
+    def check(grads, ref):
+        same = all(torch.equal(g[i], ref[i]) for g in grads for i in (1, 2))
+        dq_err = max(_relative_error(g[0], ref[0]) for g in grads)
+        return (f"dK,dV {'bitwise equal' if same else 'DIFFER'}, dQ max|diff|/max "
+                f"{dq_err:.1e}")
 
-                grads = [run() for _ in range(2)]
-                torch.cuda.synchronize()
-                if ref is None:
-                    ref = grads[0]
-                dkdv_same = all(torch.equal(g[i], ref[i]) for g in grads for i in (1, 2))
-                dq_err = max(((g[0].float() - ref[0].float()).abs().max()
-                              / ref[0].float().abs().max()).item() for g in grads)
-                ms = (_graph_bench(run) if timer == "cudagraph"
-                      else triton.testing.do_bench(run, warmup=25, rep=150))
-                times[label].append(ms)
-                print(f"D={D} p={p_drop} {pattern:34s} round {rnd + 1} {label:14s} "
-                      f"{ms:7.3f} ms {flops / ms / 1e9:6.1f} TFLOP/s  dK,dV "
-                      f"{'bitwise equal' if dkdv_same else 'DIFFER'}, dQ max|diff|/max "
-                      f"{dq_err:.1e}", flush=True)
-        best = {label: min(ms) for label, ms in times.items()}
-        first_best = best[labels[0]]
-        print(f"D={D} p={p_drop} {pattern:34s} best " + " / ".join(
-            f"{label} {ms:.3f}" + ("" if label == labels[0] else f" ({first_best / ms - 1:+.1%})")
-            for label, ms in best.items()) + " ms", flush=True)
-        results[(D, pattern, p_drop)] = times
-    return results
+    def bench(run):
+        return (_graph_bench(run) if timer == "cudagraph"
+                else triton.testing.do_bench(run, warmup=25, rep=150))
+
+    return _run_ab(variants, cases, rounds, B, H, N, block, "", 2.5, make_run, check, bench)
 
 
 def forward_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, float]],
@@ -170,49 +198,17 @@ def forward_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, floa
     """:func:`backward_ab` for ``launch.forward``: each variant's output and LSE against
     the first run's (largest difference relative to the largest entry), timed from CUDA
     graphs (:func:`_graph_bench`) at 4 x the flops, in the order A B .. B A per round."""
-    labels, results = list(variants), {}
-    order = labels + labels[::-1]
-    inputs = {}
-    for D, pattern, p_drop in cases:
-        if D not in inputs:
-            inputs[D] = _inputs(B, H, N, D)
-        q, k, v, _ = inputs[D]
-        layout = sparseflash.compile_layout(pattern, N, block=block, device=q.device)
-        tables = layout.kernel_tables()
-        flops = 4 * B * H * N * N * D * layout.density
-        seed = torch.tensor([1234], dtype=torch.int64, device="cuda") if p_drop else None
-        ref, times = None, {label: [] for label in variants}
-        for rnd in range(rounds):
-            for label in order:
-                launch, setup = _split(variants[label])
-                if setup is not None:
-                    setup()
-                launch.clear_plans()
-                meta = launch.LayoutMeta.of(layout)
+    def make_run(launch, meta, c):
+        return lambda: launch.forward(c["q"], c["k"], c["v"], c["tables"], meta, c["D"] ** -0.5,
+                                      None, None, c["seed"], c["p"])[:2]
 
-                def run():
-                    return launch.forward(q, k, v, tables, meta, D ** -0.5, None, None, seed,
-                                          p_drop)[:2]
+    def check(outputs, ref):
+        o_err = max(_relative_error(o, ref[0]) for o, _ in outputs)
+        lse_err = max(_relative_error(lse, ref[1]) for _, lse in outputs)
+        return f"O max|diff|/max {o_err:.1e}, LSE {lse_err:.1e}"
 
-                out, lse = run()
-                torch.cuda.synchronize()
-                if ref is None:
-                    ref = (out, lse)
-                o_err = ((out.float() - ref[0].float()).abs().max()
-                         / ref[0].float().abs().max()).item()
-                lse_err = ((lse - ref[1]).abs().max() / ref[1].abs().max()).item()
-                ms = _graph_bench(run)
-                times[label].append(ms)
-                print(f"fwd D={D} p={p_drop} {pattern:34s} round {rnd + 1} {label:14s} "
-                      f"{ms:7.3f} ms {flops / ms / 1e9:6.1f} TFLOP/s  O max|diff|/max "
-                      f"{o_err:.1e}, LSE {lse_err:.1e}", flush=True)
-        best = {label: min(ms) for label, ms in times.items()}
-        first_best = best[labels[0]]
-        print(f"fwd D={D} p={p_drop} {pattern:34s} best " + " / ".join(
-            f"{label} {ms:.3f}" + ("" if label == labels[0] else f" ({first_best / ms - 1:+.1%})")
-            for label, ms in best.items()) + " ms", flush=True)
-        results[(D, pattern, p_drop)] = times
-    return results
+    return _run_ab(variants, cases, rounds, B, H, N, block, "fwd ", 1.0, make_run, check,
+                   _graph_bench)
 
 
 def knob_ab(module, name: str, values: Dict[str, object],
