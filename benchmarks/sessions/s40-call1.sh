@@ -3,6 +3,9 @@
 # s39_bwd_trace.patch applied, so that the tree itself stays main's for later steps; then,
 # on an H200 only, the README's bf16 CUDA-graph tables (D=64 and 128) on this tree.
 # (As first run, the copy lacked layouts/, so the trace stopped after dense D=64.)
+# Its results were lost: session 40 ended before they were copied into the repository.
+# Session 41 ran the same steps again (s41-call3.sh and -call4.sh: the tables; s41-call5.sh:
+# the trace).
 source benchmarks/sessions/common.sh
 BUDGET=570
 NOTE="s40 call 1 (benchmarks/sessions/s40-call1.sh)"
