@@ -1,0 +1,36 @@
+"""Session 41: the early dK product taking dS^T from registers, issued before dS is
+stored for the exchange (``hopper_fused.DK_FROM_REGISTERS``), against taking it from
+shared memory after the store and its fence, from CUDA graphs.
+
+    python benchmarks/sessions/s41_dk_registers_ab.py [--rounds 2]
+
+Session 41's trace (NOTES v42) has the dS phase (dP^T done to dS stored, with dK issued
+after the store's ``fence.proxy.async``) take ~870-910 cycles of a D=64 tile and ~730-750
+of a D=128 one, and warp group 0 then wait ~710 / ~340 at the exchange. With dS^T as the
+register operand of dK's wgmma (as P^T is dV's), dK starts before the store and the
+fence, so the tensor cores get it earlier. The registers are held until the tile's last
+wait (+32 a thread). Prediction: 0-2% off the backward at D=64, less at D=128. A tile
+is not bound by its products, so an earlier dK helps only if the dQ product that follows
+it starts sooner. ptxas of Triton 3.6: no serialised wgmma, spills 12 bytes at dense D=64
+(12 before), 0 at D=128, 56 against 80 with partial blocks at D=64, 256 against 280 with
+dropout.
+"""
+
+import argparse
+
+from benchmarks.sessions import ab
+from sparseflash.kernels import hopper_fused
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    cases = [(64, "dense", 0.0), (128, "dense", 0.0), (64, "sparse_transformer_strided", 0.0),
+             (64, "causal", 0.0), (64, "dense", 0.1)]
+    ab.knob_ab(hopper_fused, "DK_FROM_REGISTERS", {"shared": False, "registers": True},
+               cases, rounds=args.rounds)
+
+
+if __name__ == "__main__":
+    main()
