@@ -347,18 +347,12 @@ def test_fused_backward_tiles():
     assert hopper_fused.tiles(64, 32) is None and hopper_fused.tiles(96, 128) is None
 
 
-def test_fused_backward_issues_dk_early_only_where_two_warp_groups_exchange(monkeypatch):
+def test_fused_backward_issues_dk_early_only_where_two_warp_groups_exchange():
     """dK's product before the dS exchange (``DK_EARLY``, NOTES v40-v41) is bound only
-    on tiles of two consumer warp groups (128 key rows): 64-row tiles exchange nothing.
-    The code says where its operand comes from: 1 shared memory, 2 registers
-    (``DK_FROM_REGISTERS``)."""
+    on tiles of two consumer warp groups (128 key rows): 64-row tiles exchange nothing."""
     from sparseflash.kernels import hopper_fused
-    for early in (False, True):
-        for registers in (False, True):
-            monkeypatch.setattr(hopper_fused, "DK_EARLY", early)
-            monkeypatch.setattr(hopper_fused, "DK_FROM_REGISTERS", registers)
-            assert hopper_fused.dk_early(128) == (0 if not early else 2 if registers else 1)
-            assert hopper_fused.dk_early(64) == 0
+    assert hopper_fused.dk_early(128) is hopper_fused.DK_EARLY
+    assert not hopper_fused.dk_early(64)
 
 
 def test_pingpong_forward_setting(monkeypatch):

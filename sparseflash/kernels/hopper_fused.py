@@ -149,20 +149,13 @@ PDL = common.PDL_AVAILABLE
 #: (NOTES v41, ``benchmarks/sessions/s39_dk_early_ab.py``). The 64 x 64 tiles, which
 #: exchange nothing, keep the other order (:func:`dk_early`).
 DK_EARLY = True
-#: With :data:`DK_EARLY`, whether the dK product takes dS^T from registers (as dV takes
-#: P^T) and is issued before dS is stored for the exchange, rather than from shared memory
-#: once it is stored and fenced.
-DK_FROM_REGISTERS = False
 
 
-def dk_early(key_rows: int) -> int:
-    """The ``DK_EARLY`` constexpr a call binds on tiles of ``key_rows`` key rows: where
-    two or more consumer warp groups exchange dS (``key_rows`` over
-    :data:`KEYS_PER_WG`) and :data:`DK_EARLY`, 2 with :data:`DK_FROM_REGISTERS` and 1
-    without; else 0."""
-    if not (DK_EARLY and key_rows > KEYS_PER_WG):
-        return 0
-    return 2 if DK_FROM_REGISTERS else 1
+def dk_early(key_rows: int) -> bool:
+    """The ``DK_EARLY`` constexpr a call binds on tiles of ``key_rows`` key rows:
+    :data:`DK_EARLY` where two or more consumer warp groups exchange dS (``key_rows``
+    over :data:`KEYS_PER_WG`)."""
+    return DK_EARLY and key_rows > KEYS_PER_WG
 
 
 def draw_order(*places: int) -> int:
@@ -553,14 +546,9 @@ if AVAILABLE:
                 # group's own dK product of that tile (completed by the waits above).
                 ds = ds_smem.index(t % DS_BUFS)
                 ds_rows = ds.slice(WG * KEYS, KEYS)
-                ds_val = dst.to(dtype)
-                if DK_EARLY == 2:
-                    # dS^T from registers: dK starts before the store and its fence.
-                    ds_op = gl.convert_layout(ds_val, op_layout)
-                    dk = warpgroup_mma(ds_op, q_smem.index(slot), dk, is_async=True)
-                ds_rows.store(ds_val)
+                ds_rows.store(dst.to(dtype))
                 fence_async_shared()
-                if DK_EARLY == 1:
+                if DK_EARLY:
                     # Its own rows are all dK needs: issued before the exchange, it runs
                     # while this warp group waits there for the other's.
                     dk = warpgroup_mma(ds_rows, q_smem.index(slot), dk, is_async=True)
@@ -581,10 +569,7 @@ if AVAILABLE:
                                    PART_IDX, rot, n_col, n_full, full_start, part_start,
                                    q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, 0,
                                    DRAW_PARTS)
-                if DK_EARLY == 2:
-                    # As below; dS^T's registers are read until dK is done.
-                    dq, dv, ds_op = warpgroup_mma_wait(num_outstanding=0, deps=(dq, dv, ds_op))
-                elif DK_EARLY:
+                if DK_EARLY:
                     # dQ was issued after dK: waiting for it waits for dK too (dK's
                     # registers are taken at the next tile's first wait, or after the loop).
                     dq, dv = warpgroup_mma_wait(num_outstanding=0, deps=(dq, dv))
