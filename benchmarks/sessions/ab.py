@@ -109,15 +109,16 @@ def _relative_error(a: torch.Tensor, b: torch.Tensor) -> float:
 def _run_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, float]],
             rounds: int, B: int, H: int, N: int, block: int, prefix: str,
             flop_factor: float, make_run: Callable, check: Callable[[list, object], str],
-            bench: Callable[[Callable[[], object]], float]) -> Dict[tuple, Dict[str, List[float]]]:
+            bench: Callable[[Callable[[], object]], float]
+            ) -> Dict[tuple, Dict[str, List[float]]]:
     """The A/B loop :func:`backward_ab` and :func:`forward_ab` share: for each case (head
     dim, pattern, dropout p) at (B, H, N) in bfloat16, each variant in the order A B .. B
     A per round, its plans cleared; ``make_run(launch, meta, case)`` (``case``: a dict of
     D, q, k, v, do, layout, tables, seed, p and the first variant's ``launch`` as
-    ``first``, which ``make_run`` may add to) gives the call,
-    run twice, ``check(outputs, first run's output)`` says how the outputs compare, and
-    ``bench(run)`` times it; each run and each case's best times against the first
-    variant's are printed (TFLOP/s at ``flop_factor`` x the forward's flops)."""
+    ``first``, which ``make_run`` may add to) gives the call, run twice, ``check(outputs,
+    first run's output)`` says how the outputs compare, and ``bench(run)`` times it; each
+    run and each case's best times against the first variant's are printed (TFLOP/s at
+    ``flop_factor`` x the forward's flops)."""
     labels, results = list(variants), {}
     order = labels + labels[::-1]
     inputs = {}
@@ -213,7 +214,8 @@ def forward_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, floa
 
 def knob_ab(module, name: str, values: Dict[str, object],
             cases: Iterable[Tuple[int, str, float]], rounds: int = 2,
-            timer: str = "cudagraph", forward: bool = False) -> Dict[tuple, Dict[str, List[float]]]:
+            timer: str = "cudagraph",
+            forward: bool = False) -> Dict[tuple, Dict[str, List[float]]]:
     """:func:`backward_ab` (``forward``: :func:`forward_ab`, always from CUDA graphs) of
     this tree's kernels with ``module.<name>`` set to each of ``values`` (label -> value,
     the first the baseline) in turn; the knob's own value is restored afterwards."""
@@ -226,3 +228,15 @@ def knob_ab(module, name: str, values: Dict[str, object],
         return backward_ab(variants, cases, rounds=rounds, timer=timer)
     finally:
         setattr(module, name, landed)
+
+
+def knob_ab_main(module, name: str, values: Dict[str, object],
+                 cases: Iterable[Tuple[int, str, float]], forward: bool = False) -> None:
+    """A knob probe's command line (``--rounds``, default 2): :func:`knob_ab` of
+    ``module.<name>`` over ``values`` on ``cases``."""
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    knob_ab(module, name, values, cases, rounds=args.rounds, forward=forward)

@@ -26,6 +26,17 @@ step() {
     echo "== $(date +%T) $name exit $rc" | tee -a "$LOGS/$name.log"
 }
 
+# knob_checks NAME MODULE KNOB VALUE KEXPR: tests/test_gpu.py's tests that KEXPR selects
+# (pytest -k) with sparseflash.kernels.MODULE.KNOB = VALUE, as step NAME; then its tail.
+knob_checks() {
+    step $1 python -c "
+import sys, pytest
+from sparseflash.kernels import $2 as module
+module.$3 = $4
+sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', 'tests/test_gpu.py', '-k', '$5']))"
+    tail -3 $LOGS/$1.log
+}
+
 # The LRA harness as the session scripts run it (one data, checkpoint and results folder per
 # call), and the Pathfinder-32 recipe of the Nystromformer paper's LRA code (Xiong et al.
 # 2021, lra_config.py: 2 layers, lr 1e-4, batch 256, 312 warmup steps, linear decay,

@@ -19,20 +19,14 @@ four runs favour the early order on every layout too. The 32 fused-backward GPU 
 with it. Kept: ``DK_EARLY`` is on for calls without dropout.
 """
 
-import argparse
-
 from benchmarks.sessions import ab
 from sparseflash.kernels import hopper_fused
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=2)
-    args = parser.parse_args()
     cases = [(64, "dense", 0.0), (128, "dense", 0.0), (64, "sparse_transformer_strided", 0.0),
              (128, "sparse_transformer_strided", 0.0), (64, "local(3)", 0.0)]
-    ab.knob_ab(hopper_fused, "DK_EARLY", {"main": False, "dk early": True}, cases,
-               rounds=args.rounds)
+    ab.knob_ab_main(hopper_fused, "DK_EARLY", {"main": False, "dk early": True}, cases)
 
 
 if __name__ == "__main__":

@@ -17,20 +17,14 @@ best of six: dense -0.1%, ``sparse_transformer_strided`` +1.1%, ``local(3)`` +0.
 ``causal`` +0.3%. As predicted at D=64 (within the runs' swing), slower at D=128. Not kept.
 """
 
-import argparse
-
 from benchmarks.sessions import ab
 from sparseflash.kernels import hopper_fused
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=2)
-    args = parser.parse_args()
     cases = [(64, "dense", 0.0), (128, "dense", 0.0), (64, "sparse_transformer_strided", 0.0),
              (128, "sparse_transformer_strided", 0.0)]
-    ab.knob_ab(hopper_fused, "DQ_BUFS", {"one buffer": 1, "two buffers": 2}, cases,
-               rounds=args.rounds)
+    ab.knob_ab_main(hopper_fused, "DQ_BUFS", {"one buffer": 1, "two buffers": 2}, cases)
 
 
 if __name__ == "__main__":

@@ -4,13 +4,8 @@
 source benchmarks/sessions/common.sh
 BUDGET=560
 nvidia-smi --query-gpu=name --format=csv,noheader
-step checks-by-keys python -c "
-import sys, pytest
-from sparseflash.kernels import hopper_fused as f
-f.DQ_BY_KEYS = True
-sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', 'tests/test_gpu.py', '-k',
-                      'fused_backward_against or fused_backward_with_dropout']))"
-tail -3 $LOGS/checks-by-keys.log
+knob_checks checks-by-keys hopper_fused DQ_BY_KEYS True \
+    'fused_backward_against or fused_backward_with_dropout'
 step ab python benchmarks/sessions/s41_dq_by_keys_ab.py --rounds 2
 grep -E "best|DIFFER" $LOGS/ab.log
 tar -czf "$OUT/s41c1.tar.gz" -C $WORK results logs

@@ -8,11 +8,6 @@ step checks-exp2 python -m pytest -q -p no:cacheprovider tests/test_hopper_exp2.
 tail -3 $LOGS/checks-exp2.log
 step ab python benchmarks/sessions/s41_exp_poly_ab.py --rounds 2
 grep -E "best|DIFFER" $LOGS/ab.log
-step checks-poly python -c "
-import sys, pytest
-from sparseflash.kernels import hopper_fused as f
-f.EXP_POLY = 2
-sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', 'tests/test_gpu.py', '-k',
-                      'fused_backward_against or fused_backward_with_dropout']))"
-tail -3 $LOGS/checks-poly.log
+knob_checks checks-poly hopper_fused EXP_POLY 2 \
+    'fused_backward_against or fused_backward_with_dropout'
 tar -czf "$OUT/s41c2.tar.gz" -C $WORK results logs

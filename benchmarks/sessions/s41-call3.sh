@@ -11,13 +11,7 @@ step checks-exp2 python -m pytest -q -p no:cacheprovider tests/test_hopper_exp2.
 tail -3 $LOGS/checks-exp2.log
 step ab-fwd python benchmarks/sessions/s41_exp_poly_fwd_ab.py --rounds 2
 grep -E "best" $LOGS/ab-fwd.log
-step checks-fwd-poly python -c "
-import sys, pytest
-from sparseflash.kernels import hopper
-hopper.EXP_POLY = 2
-sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', 'tests/test_gpu.py', '-k',
-                      'gluon_forward_against']))"
-tail -3 $LOGS/checks-fwd-poly.log
+knob_checks checks-fwd-poly hopper EXP_POLY 2 'gluon_forward_against'
 graph_tables 64
 graph_tables 128
 grep -h "exit" $LOGS/*.log

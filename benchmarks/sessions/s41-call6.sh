@@ -5,11 +5,6 @@ source benchmarks/sessions/common.sh
 BUDGET=190
 step ab python benchmarks/sessions/s41_dk_registers_ab.py --rounds 2
 grep -E "best|DIFFER" $LOGS/ab.log
-step checks-dk-registers python -c "
-import sys, pytest
-from sparseflash.kernels import hopper_fused as f
-f.DK_FROM_REGISTERS = True
-sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', 'tests/test_gpu.py', '-k',
-                      'fused_backward_against and dtype1']))"
-tail -3 $LOGS/checks-dk-registers.log
+knob_checks checks-dk-registers hopper_fused DK_FROM_REGISTERS True \
+    'fused_backward_against and dtype1'
 tar -czf "$OUT/s41c6.tar.gz" -C $WORK results logs

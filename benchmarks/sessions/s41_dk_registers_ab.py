@@ -25,20 +25,14 @@ D=64 5.991 against 6.013 ms (+0.4%), dense D=128 9.983 against 9.953 (-0.3%),
 Not kept: the patch holds it.
 """
 
-import argparse
-
 from benchmarks.sessions import ab
 from sparseflash.kernels import hopper_fused
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=2)
-    args = parser.parse_args()
     cases = [(64, "dense", 0.0), (128, "dense", 0.0), (64, "sparse_transformer_strided", 0.0),
              (64, "causal", 0.0), (64, "dense", 0.1)]
-    ab.knob_ab(hopper_fused, "DK_FROM_REGISTERS", {"shared": False, "registers": True},
-               cases, rounds=args.rounds)
+    ab.knob_ab_main(hopper_fused, "DK_FROM_REGISTERS", {"shared": False, "registers": True}, cases)
 
 
 if __name__ == "__main__":

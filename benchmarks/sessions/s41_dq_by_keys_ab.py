@@ -33,21 +33,15 @@ Refuted, and slowest where the reductions are widest (D=128). Not kept: the patc
 it.
 """
 
-import argparse
-
 from benchmarks.sessions import ab
 from sparseflash.kernels import hopper_fused
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=2)
-    args = parser.parse_args()
     cases = [(64, "dense", 0.0), (128, "dense", 0.0), (64, "sparse_transformer_strided", 0.0),
              (128, "sparse_transformer_strided", 0.0), (64, "local(3)", 0.0),
              (128, "butterfly", 0.0), (64, "dense", 0.1), (128, "dense", 0.1)]
-    ab.knob_ab(hopper_fused, "DQ_BY_KEYS", {"exchange": False, "by keys": True}, cases,
-               rounds=args.rounds)
+    ab.knob_ab_main(hopper_fused, "DQ_BY_KEYS", {"exchange": False, "by keys": True}, cases)
 
 
 if __name__ == "__main__":

@@ -25,21 +25,15 @@ of 8 / 2 of 8: dense D=64 6.049 / 6.160 (-1.8%) / 6.192 ms (-2.3%), dense D=128 
 issue slots the polynomial takes do. Not kept: the patch holds it.
 """
 
-import argparse
-
 from benchmarks.sessions import ab
 from sparseflash.kernels import hopper_fused
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=2)
-    args = parser.parse_args()
     cases = [(64, "dense", 0.0), (128, "dense", 0.0), (64, "sparse_transformer_strided", 0.0),
              (64, "local(3)", 0.0), (64, "causal", 0.0), (128, "butterfly", 0.0),
              (64, "dense", 0.1)]
-    ab.knob_ab(hopper_fused, "EXP_POLY", {"sfu": 0, "1 of 8": 1, "2 of 8": 2}, cases,
-               rounds=args.rounds)
+    ab.knob_ab_main(hopper_fused, "EXP_POLY", {"sfu": 0, "1 of 8": 1, "2 of 8": 2}, cases)
 
 
 if __name__ == "__main__":

@@ -20,20 +20,14 @@ with 2 of 8; best of four, sfu / 1 of 8 / 2 of 8: dense 2.221 / 2.477 (-10.3%) /
 random+global 0.156 / -5.5% / -10.9%. Refuted, more than in the backward. Not kept.
 """
 
-import argparse
-
 from benchmarks.sessions import ab
 from sparseflash.kernels import hopper
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=2)
-    args = parser.parse_args()
     cases = [(64, "dense", 0.0), (64, "local(3)", 0.0), (64, "butterfly", 0.0),
              (64, "local(1) | global(1) | random(2)", 0.0)]
-    ab.knob_ab(hopper, "EXP_POLY", {"sfu": 0, "1 of 8": 1, "2 of 8": 2}, cases,
-               rounds=args.rounds, forward=True)
+    ab.knob_ab_main(hopper, "EXP_POLY", {"sfu": 0, "1 of 8": 1, "2 of 8": 2}, cases, forward=True)
 
 
 if __name__ == "__main__":
