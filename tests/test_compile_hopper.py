@@ -93,7 +93,7 @@ for name, kernel, pointers, consts in (
          dict(WS="*fp32", OUT="*bf16", WS_2="*fp32", OUT_2="*bf16", **tables),
          dict(split, PAIR=True, PDL=True)),
         ("delta_pdl", delta_kernel,
-         dict(O="*bf16", DO="*bf16", DELTA="*fp32", DQ_ACC="*fp32"),
+         dict(O="*bf16", DO="*bf16", DELTA="*fp32", DQ_ACC="*fp32", scale="fp32"),
          dict(D=128, BLOCK_M=64, REVERSED=True, PDL=True)),
         ("cast_pdl", dq_cast_kernel, dict(DQ_ACC="*fp32", DQ="*bf16"),
          dict(D=128, BLOCK_M=64, REVERSED=True, PDL=True))):

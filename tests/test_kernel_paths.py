@@ -283,9 +283,9 @@ def test_launch_plans_follow_strides_batch_and_settings(monkeypatch):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 def test_fused_backward_delta_kernel(dtype, reversed_):
     """The fused backward's first launch (``hopper_fused.delta_kernel``; the fused kernel
-    itself is Gluon, which has no interpreter): ``delta = rowsum(dO * O)`` on a strided O,
-    a ragged last row tile, and every row of the float32 dQ accumulator zeroed, with the
-    programs taking heads and row tiles first to last or last to first."""
+    itself is Gluon, which has no interpreter): ``delta = scale * rowsum(dO * O)`` on a
+    strided O, a ragged last row tile, and every row of the float32 dQ accumulator zeroed,
+    with the programs taking heads and row tiles first to last or last to first."""
     from sparseflash.kernels import hopper_fused
     B, H, N, D = 2, 3, 100, 32
     gen = torch.Generator().manual_seed(0)
@@ -294,9 +294,9 @@ def test_fused_backward_delta_kernel(dtype, reversed_):
     delta = torch.full((B, H, N), float("nan"))
     dq_acc = torch.full((B * H * N, D), float("nan"))
     hopper_fused.delta_kernel[(-(-N // 64), B * H)](
-        o, do, delta, dq_acc, *o.stride()[:3], *do.stride()[:3], H, N, D=D, BLOCK_M=64,
-        REVERSED=reversed_)
-    expected = (o.float() * do.float()).sum(-1)
+        o, do, delta, dq_acc, 0.125, *o.stride()[:3], *do.stride()[:3], H, N, D=D,
+        BLOCK_M=64, REVERSED=reversed_)
+    expected = (o.float() * do.float()).sum(-1) * 0.125
     torch.testing.assert_close(delta, expected, rtol=1e-5, atol=1e-5)
     assert torch.equal(dq_acc, torch.zeros_like(dq_acc))
 

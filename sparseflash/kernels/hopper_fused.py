@@ -149,6 +149,11 @@ PDL = common.PDL_AVAILABLE
 #: (NOTES v41, ``benchmarks/sessions/s39_dk_early_ab.py``). The 64 x 64 tiles, which
 #: exchange nothing, keep the other order (:func:`dk_early`).
 DK_EARLY = True
+#: Whether the delta kernel stores ``sm_scale * rowsum(dO * O)``, so that a consumer's
+#: ``dS^T = P^T * (dP^T - delta) * sm_scale`` takes one FFMA and one FMUL an element
+#: (``P^T * (dP^T * sm_scale - delta')``) instead of an FADD and two FMULs: 64 of the
+#: ~640 instructions a consumer warp issues a D=64 tile (ptxas of Triton 3.6).
+DELTA_SCALED = False
 
 
 def dk_early(key_rows: int) -> bool:
@@ -194,11 +199,12 @@ def _pass_rows(H, N, BLOCK_M: tl.constexpr, REVERSED: tl.constexpr):
 
 
 @triton.jit
-def delta_kernel(O, DO, DELTA, DQ_ACC, stride_ob, stride_oh, stride_on, stride_dob,
+def delta_kernel(O, DO, DELTA, DQ_ACC, scale, stride_ob, stride_oh, stride_on, stride_dob,
                  stride_doh, stride_don, H, N, D: tl.constexpr, BLOCK_M: tl.constexpr,
                  REVERSED: tl.constexpr, PDL: tl.constexpr = False):
-    """``DELTA = rowsum(dO * O)`` (B, H, N) float32, and the rows of the float32 dQ
-    accumulator DQ_ACC (B*H*N, D) zeroed, for program (row tile, b * H + h);
+    """``DELTA = scale * rowsum(dO * O)`` (B, H, N) float32 (``scale``: the softmax scale
+    with :data:`DELTA_SCALED`, else 1), and the rows of the float32 dQ accumulator DQ_ACC
+    (B*H*N, D) zeroed, for program (row tile, b * H + h);
     ``REVERSED``: the programs take the heads and row tiles last to first
     (:data:`PASSES_LAST_HEAD_FIRST`). ``PDL``: the fused kernel may launch once every
     program has started (:data:`PDL`)."""
@@ -211,7 +217,8 @@ def delta_kernel(O, DO, DELTA, DQ_ACC, stride_ob, stride_oh, stride_on, stride_d
                  + offs_m[:, None] * stride_don + offs_d[None, :], mask=m_ok[:, None],
                  other=0.0)
     rows = bh.to(tl.int64) * N + offs_m
-    tl.store(DELTA + rows, tl.sum(o.to(tl.float32) * do.to(tl.float32), 1), mask=m_ok)
+    tl.store(DELTA + rows, tl.sum(o.to(tl.float32) * do.to(tl.float32), 1) * scale,
+             mask=m_ok)
     tl.store(DQ_ACC + rows[:, None] * D + offs_d[None, :],
              tl.zeros([BLOCK_M, D], tl.float32), mask=m_ok[:, None])
 
@@ -402,7 +409,8 @@ if AVAILABLE:
                  LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
                  HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
                  HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
-                 DRAW_ORDER: gl.constexpr, DK_EARLY: gl.constexpr):
+                 DRAW_ORDER: gl.constexpr, DK_EARLY: gl.constexpr,
+                 DELTA_SCALED: gl.constexpr):
         """Consumer warp group WG, a partition of its own: the five products of every tile
         for its 64 of the program's key rows, then their dK and dV (or a split column's
         partial sums) stored. dQ's tile needs every key row's dS: each warp group stores
@@ -535,11 +543,21 @@ if AVAILABLE:
                 dv = warpgroup_mma(p_op, do_smem.index(slot), dv, is_async=True)
                 dpt, p_op = warpgroup_mma_wait(num_outstanding=1, deps=(dpt, p_op))
                 delta = delta_smem.index(slot).load(st_layout)
-                if HAS_DROPOUT:
-                    # Read again rather than held (registers).
-                    kept = hopper_dropout.kept(tile_draws, keep_threshold, st_layout)
-                    dpt = gl.where(kept, dpt * drop_scale, 0.0)
-                dst = pt * (dpt - delta) * sm_scale
+                if DELTA_SCALED:
+                    # delta comes scaled by sm_scale (DELTA_SCALED): an FFMA an element.
+                    if HAS_DROPOUT:
+                        # Read again rather than held (registers).
+                        kept = hopper_dropout.kept(tile_draws, keep_threshold, st_layout)
+                        dpt = gl.where(kept, dpt * (drop_scale * sm_scale), 0.0) - delta
+                    else:
+                        dpt = dpt * sm_scale - delta
+                    dst = pt * dpt
+                else:
+                    if HAS_DROPOUT:
+                        # Read again rather than held (registers).
+                        kept = hopper_dropout.kept(tile_draws, keep_threshold, st_layout)
+                        dpt = gl.where(kept, dpt * drop_scale, 0.0)
+                    dst = pt * (dpt - delta) * sm_scale
                 # Buffer t % DS_BUFS was last read by tile t - DS_BUFS's dQ products, which
                 # both warp groups completed before they arrived on ds_full for the tile
                 # after it (this warp group waited for that arrival), and by this warp
@@ -623,7 +641,7 @@ if AVAILABLE:
             D: gl.constexpr, STAGES: gl.constexpr, DQ_BUFS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr,
             TMA_STORE: gl.constexpr, DRAW_ORDER: gl.constexpr, PDL: gl.constexpr,
-            DK_EARLY: gl.constexpr, num_warps: gl.constexpr):
+            DK_EARLY: gl.constexpr, DELTA_SCALED: gl.constexpr, num_warps: gl.constexpr):
         """Program (column schedule entry, key tile) x (batch, kv head repeat), as
         ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares but for LSE and
         DELTA, which come as descriptors over their (B*H*N // BLOCK_M, BLOCK_M) rows
@@ -707,7 +725,7 @@ if AVAILABLE:
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY)),
+                            DK_EARLY, DELTA_SCALED)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [1, 1], [24, 24])
@@ -720,7 +738,7 @@ if AVAILABLE:
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY)),
+                            DK_EARLY, DELTA_SCALED)),
                 (_consume, (1, kv_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
@@ -728,7 +746,7 @@ if AVAILABLE:
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY)),
+                            DK_EARLY, DELTA_SCALED)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [4, 1, 1], [240, 24, 24])
@@ -788,7 +806,8 @@ if AVAILABLE:
 def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, layout_block,
          has_partial, has_padding=False, stride_kpm_b=0, stride_lim_b=0,
          has_dropout=False) -> tuple:
-    """-> (delta launch, fused launch, (key rows, query rows), cast launch):
+    """-> (delta launch, fused launch, (key rows, query rows), cast launch, whether delta
+    is scaled (:data:`DELTA_SCALED`)):
     :func:`delta_kernel`, :func:`hopper_fused_backward_kernel` and :func:`dq_cast_kernel`
     bound to these shapes, the fused kernel on ``programs``
     column schedule entries (as ``hopper_backward.bind_dkdv``) with the tiles of
@@ -815,9 +834,10 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
         DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         HAS_DROPOUT=has_dropout, TMA_STORE=TMA_STORE,
         DRAW_ORDER=DRAW_ORDER[D, bool(has_partial)], DK_EARLY=dk_early(block_n),
+        DELTA_SCALED=DELTA_SCALED,
         num_warps=NUM_WARPS, maxnreg=maxnreg,
         **pdl)
-    return delta, fused, (block_n, block_m), cast
+    return delta, fused, (block_n, block_m), cast, DELTA_SCALED
 
 
 def backward(bound, q, k, v, do, o, lse, delta, dq, dk, dv, col_idx, col_part_idx,
@@ -835,7 +855,8 @@ def backward(bound, q, k, v, do, o, lse, delta, dq, dk, dv, col_idx, col_part_id
     block_n, block_m = bound[2]
     dq_cols = D * KEYS_PER_WG // block_n  # a consumer warp group's columns of dQ
     dq_acc = torch.empty(B * H * N, D, dtype=torch.float32, device=q.device)
-    bound[0]((o, do, delta, dq_acc), ())
+    # With DELTA_SCALED the consumers take delta times the softmax scale.
+    bound[0]((o, do, delta, dq_acc), (sm_scale if bound[4] else 1.0,))
     descriptor = hopper.descriptor
     bound[1]((dk, dv, col_idx, col_part_idx, col_part_code, col_sched, ws_dk, ws_dv, kpm,
               kv_limits, seed),
