@@ -153,7 +153,11 @@ DK_EARLY = True
 #: ``dS^T = P^T * (dP^T - delta) * sm_scale`` takes one FFMA and one FMUL an element
 #: (``P^T * (dP^T * sm_scale - delta')``) instead of an FADD and two FMULs: 64 of the
 #: ~640 instructions a consumer warp issues a D=64 tile (ptxas of Triton 3.6).
-DELTA_SCALED = False
+DELTA_SCALED = True
+#: With :data:`DELTA_SCALED` and dropout, whether dV's probabilities go into its product
+#: without their 1 / (1 - p), applied once to dV's sum after the walk, and dS's keep test
+#: is a select then an FFMA: an FMUL fewer an element in each.
+DROP_SCALE_LATE = False
 
 
 def dk_early(key_rows: int) -> bool:
@@ -410,7 +414,7 @@ if AVAILABLE:
                  HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
                  HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
                  DRAW_ORDER: gl.constexpr, DK_EARLY: gl.constexpr,
-                 DELTA_SCALED: gl.constexpr):
+                 DELTA_SCALED: gl.constexpr, DROP_SCALE_LATE: gl.constexpr):
         """Consumer warp group WG, a partition of its own: the five products of every tile
         for its 64 of the program's key rows, then their dK and dV (or a split column's
         partial sums) stored. dQ's tile needs every key row's dS: each warp group stores
@@ -533,7 +537,12 @@ if AVAILABLE:
                                                    key_start, Nk, BLOCK_M, KEYS, st_layout,
                                                    KEYS_FIRST=True)
                         pt = gl.where(keep, pt, 0.0)
-                if HAS_DROPOUT:
+                if HAS_DROPOUT and DROP_SCALE_LATE:
+                    # dV takes the dropped probabilities, as the forward's O did, their
+                    # 1 / (1 - p) applied once to the sum after the walk.
+                    kept = hopper_dropout.kept(tile_draws, keep_threshold, st_layout)
+                    p_op = gl.convert_layout(gl.where(kept, pt, 0.0).to(dtype), op_layout)
+                elif HAS_DROPOUT:
                     # dV takes the dropped probabilities, as the forward's O did.
                     kept = hopper_dropout.kept(tile_draws, keep_threshold, st_layout)
                     p_op = gl.convert_layout(gl.where(kept, pt * drop_scale, 0.0).to(dtype),
@@ -548,7 +557,10 @@ if AVAILABLE:
                     if HAS_DROPOUT:
                         # Read again rather than held (registers).
                         kept = hopper_dropout.kept(tile_draws, keep_threshold, st_layout)
-                        dpt = gl.where(kept, dpt * (drop_scale * sm_scale), 0.0) - delta
+                        if DROP_SCALE_LATE:  # a select and an FFMA
+                            dpt = gl.where(kept, dpt, 0.0) * (drop_scale * sm_scale) - delta
+                        else:
+                            dpt = gl.where(kept, dpt * (drop_scale * sm_scale), 0.0) - delta
                     else:
                         dpt = dpt * sm_scale - delta
                     dst = pt * dpt
@@ -599,6 +611,8 @@ if AVAILABLE:
                 fence_async_shared()
                 mbarrier.arrive(dq_ready.index(buf), count=1)
             dk, dv = warpgroup_mma_wait(num_outstanding=0, deps=(dk, dv))
+        if HAS_DROPOUT and DROP_SCALE_LATE:
+            dv = dv * drop_scale
 
         # The coordinates again rather than held across the loop (registers; NOTES v18).
         entry, b, kv_h, kb, start_n = hopper._coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS,
@@ -641,7 +655,8 @@ if AVAILABLE:
             D: gl.constexpr, STAGES: gl.constexpr, DQ_BUFS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr,
             TMA_STORE: gl.constexpr, DRAW_ORDER: gl.constexpr, PDL: gl.constexpr,
-            DK_EARLY: gl.constexpr, DELTA_SCALED: gl.constexpr, num_warps: gl.constexpr):
+            DK_EARLY: gl.constexpr, DELTA_SCALED: gl.constexpr,
+            DROP_SCALE_LATE: gl.constexpr, num_warps: gl.constexpr):
         """Program (column schedule entry, key tile) x (batch, kv head repeat), as
         ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares but for LSE and
         DELTA, which come as descriptors over their (B*H*N // BLOCK_M, BLOCK_M) rows
@@ -725,7 +740,7 @@ if AVAILABLE:
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY, DELTA_SCALED)),
+                            DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [1, 1], [24, 24])
@@ -738,7 +753,7 @@ if AVAILABLE:
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY, DELTA_SCALED)),
+                            DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE)),
                 (_consume, (1, kv_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
@@ -746,7 +761,7 @@ if AVAILABLE:
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY, DELTA_SCALED)),
+                            DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [4, 1, 1], [240, 24, 24])
@@ -834,7 +849,7 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
         DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         HAS_DROPOUT=has_dropout, TMA_STORE=TMA_STORE,
         DRAW_ORDER=DRAW_ORDER[D, bool(has_partial)], DK_EARLY=dk_early(block_n),
-        DELTA_SCALED=DELTA_SCALED,
+        DELTA_SCALED=DELTA_SCALED, DROP_SCALE_LATE=DELTA_SCALED and DROP_SCALE_LATE,
         num_warps=NUM_WARPS, maxnreg=maxnreg,
         **pdl)
     return delta, fused, (block_n, block_m), cast, DELTA_SCALED
