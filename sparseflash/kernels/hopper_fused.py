@@ -152,12 +152,19 @@ DK_EARLY = True
 #: Whether the delta kernel stores ``sm_scale * rowsum(dO * O)``, so that a consumer's
 #: ``dS^T = P^T * (dP^T - delta) * sm_scale`` takes one FFMA and one FMUL an element
 #: (``P^T * (dP^T * sm_scale - delta')``) instead of an FADD and two FMULs: 64 of the
-#: ~640 instructions a consumer warp issues a D=64 tile (ptxas of Triton 3.6).
+#: ~640 instructions a consumer warp issues a D=64 tile (ptxas of Triton 3.6). On an
+#: H200 from CUDA graphs the backward took 1.9% less time on dense D=64, 0.6% on dense
+#: D=128, 0.7-1.3% on ``sparse_transformer_strided`` and ``local(3)``, 0.8% with dropout;
+#: at D=64 (a scale of 1/8) dK and dV bit for bit the other's (NOTES v43,
+#: ``benchmarks/sessions/s42_delta_scaled_ab.py``).
 DELTA_SCALED = True
 #: With :data:`DELTA_SCALED` and dropout, whether dV's probabilities go into its product
 #: without their 1 / (1 - p), applied once to dV's sum after the walk, and dS's keep test
-#: is a select then an FFMA: an FMUL fewer an element in each.
-DROP_SCALE_LATE = False
+#: is a select then an FFMA: an FMUL fewer an element in each. On an H200 from CUDA
+#: graphs the backward with dropout 0.1 took 2.7% less time on dense D=128, 2.4% on
+#: ``causal`` D=64, 1.5% on ``local(3)`` D=128, the same on dense D=64 (NOTES v43,
+#: ``benchmarks/sessions/s42_drop_scale_late_ab.py``).
+DROP_SCALE_LATE = True
 
 
 def dk_early(key_rows: int) -> bool:
