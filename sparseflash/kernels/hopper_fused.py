@@ -866,7 +866,8 @@ def backward(bound, q, k, v, do, o, lse, delta, dq, dk, dv, col_idx, col_part_id
              col_part_code, col_sched, ws_dk, ws_dv, kpm, kv_limits, seed, qk_scale, sm_scale,
              keep_threshold=0, drop_scale=1.0):
     """The three launches of ``bound`` (:func:`bind`): delta (into ``delta`` (B, H, N)
-    float32; it also zeroes a float32 dQ accumulator), the fused kernel, and dQ's cast
+    float32, times ``sm_scale`` where bound with :data:`DELTA_SCALED`; it also zeroes a
+    float32 dQ accumulator), the fused kernel, and dQ's cast
     from the accumulator into ``dq``. Writes ``dq``, ``dk``, ``dv`` and the workspace of
     split columns.
     ``kpm`` (B, Nk) int8 and ``kv_limits`` are the key padding's mask and walk limits
