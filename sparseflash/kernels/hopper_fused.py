@@ -165,6 +165,14 @@ DELTA_SCALED = True
 #: ``causal`` D=64, 1.5% on ``local(3)`` D=128, the same on dense D=64 (NOTES v43,
 #: ``benchmarks/sessions/s42_drop_scale_late_ab.py``).
 DROP_SCALE_LATE = True
+#: Whether the consumer warp groups meet at the dS exchange on a named hardware barrier
+#: of their 256 threads (``bar.sync``, :func:`_consumers_meet`) instead of the
+#: ``ds_full`` mbarriers: an arrive, a wait and the two partition barriers Gluon puts
+#: around them fewer a tile.
+NAMED_EXCHANGE = False
+#: The named barrier they meet on: Gluon's partitions use 0-2 (the whole CTA, and one a
+#: multi-warp partition).
+EXCHANGE_BARRIER_ID = 8
 
 
 def dk_early(key_rows: int) -> bool:
@@ -287,6 +295,20 @@ if AVAILABLE:
             coord = _semantic._convert_to_ir_values(coord, require_i64=False)
             _semantic.builder.create_async_tma_reduce(_ir.DESCRIPTOR_REDUCE_KIND.ADD,
                                                       tensor_desc.handle, coord, src.handle)
+
+    # The two consumer warp groups' meeting (NAMED_EXCHANGE), as inline assembly.
+    _MEET_ASM = gl.constexpr(f"bar.sync {EXCHANGE_BARRIER_ID}, 256; mov.u32 $0, $1;")
+
+    @gluon.jit
+    def _consumers_meet():
+        """Both consumer warp groups' 256 threads wait at named barrier
+        :data:`EXCHANGE_BARRIER_ID` until all have arrived (``bar.sync``, which also
+        orders their shared-memory writes before the others' reads); the inline assembly
+        runs once a thread (one element of a 128-element tensor over the warp group's 4
+        warps)."""
+        one_each: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
+        gl.inline_asm_elementwise(_MEET_ASM, "=r,r", [gl.zeros([128], gl.int32, one_each)],
+                                  dtype=gl.int32, is_pure=False, pack=1)
 
     @gluon.jit
     def _rotation(start_n, n_col, BLOCK_M: gl.constexpr):
@@ -421,7 +443,8 @@ if AVAILABLE:
                  HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
                  HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
                  DRAW_ORDER: gl.constexpr, DK_EARLY: gl.constexpr,
-                 DELTA_SCALED: gl.constexpr, DROP_SCALE_LATE: gl.constexpr):
+                 DELTA_SCALED: gl.constexpr, DROP_SCALE_LATE: gl.constexpr,
+                 NAMED_EXCHANGE: gl.constexpr):
         """Consumer warp group WG, a partition of its own: the five products of every tile
         for its 64 of the program's key rows, then their dK and dV (or a split column's
         partial sums) stored. dQ's tile needs every key row's dS: each warp group stores
@@ -589,7 +612,9 @@ if AVAILABLE:
                     # Its own rows are all dK needs: issued before the exchange, it runs
                     # while this warp group waits there for the other's.
                     dk = warpgroup_mma(ds_rows, q_smem.index(slot), dk, is_async=True)
-                if NUM_WG > 1:
+                if NUM_WG == 2 and NAMED_EXCHANGE:
+                    _consumers_meet()
+                elif NUM_WG > 1:
                     mbarrier.arrive(ds_full.index(t % DS_BUFS), count=1)
                     mbarrier.wait(ds_full.index(t % DS_BUFS), (t // DS_BUFS) & 1)
                 dq = warpgroup_mma(ds.permute((1, 0)), k_cols, zero_dq, use_acc=False,
@@ -663,7 +688,8 @@ if AVAILABLE:
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr,
             TMA_STORE: gl.constexpr, DRAW_ORDER: gl.constexpr, PDL: gl.constexpr,
             DK_EARLY: gl.constexpr, DELTA_SCALED: gl.constexpr,
-            DROP_SCALE_LATE: gl.constexpr, num_warps: gl.constexpr):
+            DROP_SCALE_LATE: gl.constexpr, NAMED_EXCHANGE: gl.constexpr,
+            num_warps: gl.constexpr):
         """Program (column schedule entry, key tile) x (batch, kv head repeat), as
         ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares but for LSE and
         DELTA, which come as descriptors over their (B*H*N // BLOCK_M, BLOCK_M) rows
@@ -747,7 +773,8 @@ if AVAILABLE:
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE)),
+                            DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE,
+                            NAMED_EXCHANGE)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [1, 1], [24, 24])
@@ -760,7 +787,8 @@ if AVAILABLE:
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE)),
+                            DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE,
+                            NAMED_EXCHANGE)),
                 (_consume, (1, kv_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
@@ -768,7 +796,8 @@ if AVAILABLE:
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE)),
+                            DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE,
+                            NAMED_EXCHANGE)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [4, 1, 1], [240, 24, 24])
@@ -857,6 +886,7 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
         HAS_DROPOUT=has_dropout, TMA_STORE=TMA_STORE,
         DRAW_ORDER=DRAW_ORDER[D, bool(has_partial)], DK_EARLY=dk_early(block_n),
         DELTA_SCALED=DELTA_SCALED, DROP_SCALE_LATE=DELTA_SCALED and DROP_SCALE_LATE,
+        NAMED_EXCHANGE=NAMED_EXCHANGE,
         num_warps=NUM_WARPS, maxnreg=maxnreg,
         **pdl)
     return delta, fused, (block_n, block_m), cast, DELTA_SCALED
