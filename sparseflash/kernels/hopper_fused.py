@@ -15,9 +15,9 @@ warp-specialised partitions (``gl.warp_specialize``):
   scale) once to shared memory as the left operand of both ``dQ_tile = dS K`` and
   ``dK += dS^T Q``; each computes its own columns of dQ's tile, which needs every warp
   group's rows of dS (exchanged through two buffers, the warp groups meeting on a named
-  barrier: :data:`NAMED_EXCHANGE`), into a float32 buffer of its own, and moves on (its dK product, which
-  needs only its own rows, is issued before the exchange and runs during the wait:
-  :data:`DK_EARLY`, 0.8-4.3% off the backward on an H100, NOTES v40);
+  barrier: :data:`NAMED_EXCHANGE`), into a float32 buffer of its own, and moves on (its
+  dK product, which needs only its own rows, is issued before the exchange and runs
+  during the wait: :data:`DK_EARLY`, 0.8-4.3% off the backward on an H100, NOTES v40);
 * the loader (1 warp): K and V once, then each tile's Q, dO, LSE and delta into a ring of
   ``STAGES`` buffers, reading the table as it issues the copies, each slot refilled as
   soon as the consumers release it (LSE and delta from shared memory took 4-7% off the
@@ -745,6 +745,8 @@ if AVAILABLE:
         kv_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
         ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
         empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+        # The exchange's mbarriers (with NAMED_EXCHANGE the consumers meet on a named barrier
+        # and never touch them).
         ds_full = gl.allocate_shared_memory(gl.int64, [DS_BUFS, 1], mbarrier.MBarrierLayout())
         dq_ready = gl.allocate_shared_memory(gl.int64, [NUM_WG * DQ_BUFS, 1],
                                              mbarrier.MBarrierLayout())
