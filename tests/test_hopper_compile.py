@@ -164,8 +164,7 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padde
                   DRAW_ORDER=(f.DRAW_ORDER[d, bool(has_partial)] if draw_order is None
                               else draw_order),
                   PDL=f.PDL if pdl is None else pdl, DK_EARLY=f.dk_early(block_n),
-                  DELTA_SCALED=f.DELTA_SCALED,
-                  DROP_SCALE_LATE=f.DELTA_SCALED and f.DROP_SCALE_LATE,
+                  DELTA_SCALED=f.DELTA_SCALED, DROP_SCALE_LATE=f.drop_scale_late(),
                   NAMED_EXCHANGE=f.NAMED_EXCHANGE, num_warps=warps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -186,6 +186,12 @@ def dk_early(key_rows: int) -> bool:
     return DK_EARLY and key_rows > KEYS_PER_WG
 
 
+def drop_scale_late() -> bool:
+    """The ``DROP_SCALE_LATE`` constexpr a call binds: :data:`DROP_SCALE_LATE` where
+    delta comes scaled (:data:`DELTA_SCALED`), whose dS formula it rewrites."""
+    return DELTA_SCALED and DROP_SCALE_LATE
+
+
 def draw_order(*places: int) -> int:
     """The ``DRAW_ORDER`` constexpr of the kernel: warp group ``wg``'s place (``LATE``,
     ``SPLIT`` or ``EARLY``) in bits ``2 wg`` and ``2 wg + 1``."""
@@ -575,37 +581,34 @@ if AVAILABLE:
                                                    key_start, Nk, BLOCK_M, KEYS, st_layout,
                                                    KEYS_FIRST=True)
                         pt = gl.where(keep, pt, 0.0)
-                if HAS_DROPOUT and DROP_SCALE_LATE:
-                    # dV takes the dropped probabilities, as the forward's O did, their
-                    # 1 / (1 - p) applied once to the sum after the walk.
+                if HAS_DROPOUT:
+                    # dV takes the dropped probabilities, as the forward's O did (with
+                    # DROP_SCALE_LATE their 1 / (1 - p) is applied to the sum after the walk).
                     kept = hopper_dropout.kept(tile_draws, keep_threshold, st_layout)
-                    p_op = gl.convert_layout(gl.where(kept, pt, 0.0).to(dtype), op_layout)
-                elif HAS_DROPOUT:
-                    # dV takes the dropped probabilities, as the forward's O did.
-                    kept = hopper_dropout.kept(tile_draws, keep_threshold, st_layout)
-                    p_op = gl.convert_layout(gl.where(kept, pt * drop_scale, 0.0).to(dtype),
-                                             op_layout)
+                    if DROP_SCALE_LATE:
+                        p_kept = pt
+                    else:
+                        p_kept = pt * drop_scale
+                    p_op = gl.convert_layout(gl.where(kept, p_kept, 0.0).to(dtype), op_layout)
                 else:
                     p_op = gl.convert_layout(pt.to(dtype), op_layout)
                 dv = warpgroup_mma(p_op, do_smem.index(slot), dv, is_async=True)
                 dpt, p_op = warpgroup_mma_wait(num_outstanding=1, deps=(dpt, p_op))
                 delta = delta_smem.index(slot).load(st_layout)
+                if HAS_DROPOUT:
+                    # Read again rather than held (registers).
+                    kept = hopper_dropout.kept(tile_draws, keep_threshold, st_layout)
                 if DELTA_SCALED:
                     # delta comes scaled by sm_scale (DELTA_SCALED): an FFMA an element.
-                    if HAS_DROPOUT:
-                        # Read again rather than held (registers).
-                        kept = hopper_dropout.kept(tile_draws, keep_threshold, st_layout)
-                        if DROP_SCALE_LATE:  # a select and an FFMA
-                            dpt = gl.where(kept, dpt, 0.0) * (drop_scale * sm_scale) - delta
-                        else:
-                            dpt = gl.where(kept, dpt * (drop_scale * sm_scale), 0.0) - delta
+                    if HAS_DROPOUT and DROP_SCALE_LATE:  # a select and an FFMA
+                        dpt = gl.where(kept, dpt, 0.0) * (drop_scale * sm_scale) - delta
+                    elif HAS_DROPOUT:
+                        dpt = gl.where(kept, dpt * (drop_scale * sm_scale), 0.0) - delta
                     else:
                         dpt = dpt * sm_scale - delta
                     dst = pt * dpt
                 else:
                     if HAS_DROPOUT:
-                        # Read again rather than held (registers).
-                        kept = hopper_dropout.kept(tile_draws, keep_threshold, st_layout)
                         dpt = gl.where(kept, dpt * drop_scale, 0.0)
                     dst = pt * (dpt - delta) * sm_scale
                 # Buffer t % DS_BUFS was last read by tile t - DS_BUFS's dQ products, which
@@ -895,7 +898,7 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
         DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         HAS_DROPOUT=has_dropout, TMA_STORE=TMA_STORE,
         DRAW_ORDER=DRAW_ORDER[D, bool(has_partial)], DK_EARLY=dk_early(block_n),
-        DELTA_SCALED=DELTA_SCALED, DROP_SCALE_LATE=DELTA_SCALED and DROP_SCALE_LATE,
+        DELTA_SCALED=DELTA_SCALED, DROP_SCALE_LATE=drop_scale_late(),
         NAMED_EXCHANGE=NAMED_EXCHANGE,
         num_warps=NUM_WARPS, maxnreg=maxnreg,
         **pdl)
