@@ -165,7 +165,7 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padde
                               else draw_order),
                   PDL=f.PDL if pdl is None else pdl, DK_EARLY=f.dk_early(block_n),
                   DELTA_SCALED=f.DELTA_SCALED, DROP_SCALE_LATE=f.drop_scale_late(),
-                  NAMED_EXCHANGE=f.NAMED_EXCHANGE, num_warps=warps)
+                  NAMED_EXCHANGE=f.NAMED_EXCHANGE, NAMED_DQ=f.named_dq(dropout), num_warps=warps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return triton.compile(GluonASTSource(kernel, sig, consts),

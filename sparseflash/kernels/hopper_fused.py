@@ -177,6 +177,20 @@ NAMED_EXCHANGE = True
 #: whole CTA, and one a multi-warp partition); ``tests/test_hopper_compile.py`` checks
 #: that nothing else takes this one.
 EXCHANGE_BARRIER_ID = 8
+#: Whether, in calls with dropout (:func:`named_dq`), each consumer warp group hands its
+#: dQ tile to the dQ warp, and takes the buffer back, on named hardware barriers of the
+#: 160 threads involved (the side that signals ``bar.arrive``, which does not wait; the
+#: side that waits ``bar.sync``), as FlashAttention-3's backward does, instead of the
+#: ``dq_ready`` and ``dq_empty`` mbarriers, whose arrive Gluon brackets with partition
+#: barriers (``_dq_handoff``). On an H200 from CUDA graphs the dense D=64 backward with
+#: dropout 0.1 took 1.4% less time, and without dropout 1.0-4.1% more (dense D=64 and
+#: D=128, ``sparse_transformer_strided``, ``local(3)``; NOTES v44,
+#: ``benchmarks/sessions/s43_named_dq_ab.py``).
+NAMED_DQ = True
+#: The first of the named barriers the dQ hand-offs take: one ``ready`` a (warp group,
+#: buffer), then one ``free`` each (9-12 for two warp groups with one buffer each, clear
+#: of Gluon's 0-2 and of :data:`EXCHANGE_BARRIER_ID`; the hardware has 16).
+DQ_BARRIER_BASE = 9
 
 
 def dk_early(key_rows: int) -> bool:
@@ -190,6 +204,12 @@ def drop_scale_late() -> bool:
     """The ``DROP_SCALE_LATE`` constexpr a call binds: :data:`DROP_SCALE_LATE` where
     delta comes scaled (:data:`DELTA_SCALED`), whose dS formula it rewrites."""
     return DELTA_SCALED and DROP_SCALE_LATE
+
+
+def named_dq(has_dropout: bool) -> bool:
+    """Whether a call's fused kernel hands dQ over on named barriers: with dropout only
+    (:data:`NAMED_DQ`)."""
+    return NAMED_DQ and has_dropout
 
 
 def draw_order(*places: int) -> int:
@@ -320,6 +340,27 @@ if AVAILABLE:
         gl.inline_asm_elementwise(_MEET_ASM, "=r,r", [gl.zeros([128], gl.int32, one_each)],
                                   dtype=gl.int32, is_pure=False, pack=1)
 
+    # The dQ hand-offs (NAMED_DQ): a consumer warp group's 128 threads and the dQ warp's 32.
+    _DQ_SYNC_ASM = gl.constexpr("bar.sync $1, 160; mov.u32 $0, $1;")
+    _DQ_ARRIVE_ASM = gl.constexpr("bar.arrive $1, 160; mov.u32 $0, $1;")
+    _DQ_BASE = gl.constexpr(DQ_BARRIER_BASE)
+
+    @gluon.jit
+    def _dq_handoff(barrier_id, ARRIVE: gl.constexpr, WARPS: gl.constexpr):
+        """This partition's ``WARPS`` warps at named barrier ``barrier_id`` (an int32
+        scalar) of a dQ hand-off (:data:`NAMED_DQ`): ``ARRIVE``, they signal it and go
+        on (``bar.arrive``, which orders their prior shared-memory writes before the
+        waiting side's reads); otherwise they wait there until the other side has arrived
+        (``bar.sync``). The inline assembly runs once a thread."""
+        one_each: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
+        ids = gl.full([32 * WARPS], barrier_id, gl.int32, one_each)
+        if ARRIVE:
+            gl.inline_asm_elementwise(_DQ_ARRIVE_ASM, "=r,r", [ids], dtype=gl.int32,
+                                      is_pure=False, pack=1)
+        else:
+            gl.inline_asm_elementwise(_DQ_SYNC_ASM, "=r,r", [ids], dtype=gl.int32,
+                                      is_pure=False, pack=1)
+
     @gluon.jit
     def _rotation(start_n, n_col, BLOCK_M: gl.constexpr):
         """Where a program's walk through its column starts: at its own diagonal, so that
@@ -419,10 +460,11 @@ if AVAILABLE:
     def _dq_adder(q_desc, dq_desc, dq_smem, dq_ready, dq_empty, FULL_IDX, PART_IDX, n_col, rot,
                   n_full, n_walk, full_start, part_start, q_row0, N,
                   LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, HAS_PARTIAL: gl.constexpr,
-                  PDL: gl.constexpr):
+                  PDL: gl.constexpr, NAMED_DQ: gl.constexpr):
         """One warp: each tile's dQ added into the accumulator by TMA reductions, one per
         consumer warp group's columns (its buffers ``wg * BUFS`` on); each buffer goes
-        back to its warp group once the reduction has read it. With ``PDL`` the first
+        back to its warp group once the reduction has read it (``NAMED_DQ``: both
+        hand-offs on named barriers, :data:`NAMED_DQ`). With ``PDL`` the first
         waits for the delta kernel, which zeroes the accumulator."""
         _wait_for_prior_grid(PDL)
         # Constexprs from the descriptors' types (the argument tuple's are run-time values).
@@ -434,13 +476,22 @@ if AVAILABLE:
             row = _walk_row(FULL_IDX, PART_IDX, t, rot, n_col, n_full, full_start,
                             part_start, q_row0, N, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL)
             for wg in gl.static_range(NUM_WG):
-                mbarrier.wait(dq_ready.index(wg * BUFS + buf), (t // BUFS) & 1)
+                if NAMED_DQ:
+                    _dq_handoff(_DQ_BASE + wg * BUFS + buf, False, 1)
+                else:
+                    mbarrier.wait(dq_ready.index(wg * BUFS + buf), (t // BUFS) & 1)
                 tma_reduce_add(dq_desc, [row, wg * COLS], dq_smem.index(wg * BUFS + buf))
             for wg in gl.static_range(NUM_WG):
                 # Reductions complete in order: the first warp group's buffer is free
                 # while the second's is still being read.
                 tma.store_wait(NUM_WG - 1 - wg)
-                mbarrier.arrive(dq_empty.index(wg * BUFS + buf), count=1)
+                if NAMED_DQ:
+                    # A named barrier has no phases: every arrival must meet a wait, and
+                    # the warp group waits only before it reuses the buffer.
+                    if t + BUFS < n_walk:
+                        _dq_handoff(_DQ_BASE + (NUM_WG + wg) * BUFS + buf, True, 1)
+                else:
+                    mbarrier.arrive(dq_empty.index(wg * BUFS + buf), count=1)
 
     @gluon.jit
     def _consume(WG: gl.constexpr, kv_smem, q_smem, do_smem, lse_smem, delta_smem,
@@ -454,7 +505,7 @@ if AVAILABLE:
                  HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
                  DRAW_ORDER: gl.constexpr, DK_EARLY: gl.constexpr,
                  DELTA_SCALED: gl.constexpr, DROP_SCALE_LATE: gl.constexpr,
-                 NAMED_EXCHANGE: gl.constexpr):
+                 NAMED_EXCHANGE: gl.constexpr, NAMED_DQ: gl.constexpr):
         """Consumer warp group WG, a partition of its own: the five products of every tile
         for its 64 of the program's key rows, then their dK and dV (or a split column's
         partial sums) stored. dQ's tile needs every key row's dS: each warp group stores
@@ -649,10 +700,18 @@ if AVAILABLE:
                 else:
                     dq, dv = warpgroup_mma_wait(num_outstanding=1, deps=(dq, dv))
                 buf = WG * DQ_BUFS + t % DQ_BUFS
-                mbarrier.wait(dq_empty.index(buf), ((t // DQ_BUFS) & 1) ^ 1)
+                if NAMED_DQ:
+                    # The dQ warp has read the buffer's last tile (none before the first).
+                    if t >= DQ_BUFS:
+                        _dq_handoff(_DQ_BASE + NUM_WG * DQ_BUFS + buf, False, 4)
+                else:
+                    mbarrier.wait(dq_empty.index(buf), ((t // DQ_BUFS) & 1) ^ 1)
                 dq_smem.index(buf).store(dq)
                 fence_async_shared()
-                mbarrier.arrive(dq_ready.index(buf), count=1)
+                if NAMED_DQ:
+                    _dq_handoff(_DQ_BASE + buf, True, 4)
+                else:
+                    mbarrier.arrive(dq_ready.index(buf), count=1)
             dk, dv = warpgroup_mma_wait(num_outstanding=0, deps=(dk, dv))
         if HAS_DROPOUT and DROP_SCALE_LATE:
             dv = dv * drop_scale
@@ -700,7 +759,7 @@ if AVAILABLE:
             TMA_STORE: gl.constexpr, DRAW_ORDER: gl.constexpr, PDL: gl.constexpr,
             DK_EARLY: gl.constexpr, DELTA_SCALED: gl.constexpr,
             DROP_SCALE_LATE: gl.constexpr, NAMED_EXCHANGE: gl.constexpr,
-            num_warps: gl.constexpr):
+            NAMED_DQ: gl.constexpr, num_warps: gl.constexpr):
         """Program (column schedule entry, key tile) x (batch, kv head repeat), as
         ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares but for LSE and
         DELTA, which come as descriptors over their (B*H*N // BLOCK_M, BLOCK_M) rows
@@ -776,7 +835,7 @@ if AVAILABLE:
                        k_row, N, LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, PDL)
         adder_args = (q_desc, dq_desc, dq_smem, dq_ready, dq_empty, FULL_IDX, PART_IDX, cols,
                       rot, n_full, n_walk, full_start, part_start, q_row0, N, LAYOUT_BLOCK,
-                      BLOCK_M, HAS_PARTIAL, PDL)
+                      BLOCK_M, HAS_PARTIAL, PDL, NAMED_DQ)
         if NUM_WG == 1:
             gl.warp_specialize([
                 (_consume, (0, kv_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
@@ -787,7 +846,7 @@ if AVAILABLE:
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
                             DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE,
-                            NAMED_EXCHANGE)),
+                            NAMED_EXCHANGE, NAMED_DQ)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [1, 1], [24, 24])
@@ -801,7 +860,7 @@ if AVAILABLE:
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
                             DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE,
-                            NAMED_EXCHANGE)),
+                            NAMED_EXCHANGE, NAMED_DQ)),
                 (_consume, (1, kv_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
@@ -810,7 +869,7 @@ if AVAILABLE:
                             WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
                             DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE,
-                            NAMED_EXCHANGE)),
+                            NAMED_EXCHANGE, NAMED_DQ)),
                 (_loader, loader_args),
                 (_dq_adder, adder_args),
             ], [4, 1, 1], [240, 24, 24])
@@ -899,7 +958,7 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
         HAS_DROPOUT=has_dropout, TMA_STORE=TMA_STORE,
         DRAW_ORDER=DRAW_ORDER[D, bool(has_partial)], DK_EARLY=dk_early(block_n),
         DELTA_SCALED=DELTA_SCALED, DROP_SCALE_LATE=drop_scale_late(),
-        NAMED_EXCHANGE=NAMED_EXCHANGE,
+        NAMED_EXCHANGE=NAMED_EXCHANGE, NAMED_DQ=named_dq(has_dropout),
         num_warps=NUM_WARPS, maxnreg=maxnreg,
         **pdl)
     return delta, fused, (block_n, block_m), cast, DELTA_SCALED
