@@ -248,6 +248,10 @@ def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
             "named_barriers": [list(m) for m in re.findall(
                 r"(?<![\w.])(?:bar|barrier)\.(?:sync|arrive)(?:\.aligned)?\s+(\d+)\s*,?\s*(\d*);",
                 ptx)],
+            # Hardware barriers whose number is a register (the fused backward's dQ
+            # hand-offs): [sync|arrive, thread count] for each.
+            "dq_handoffs": [list(m) for m in re.findall(
+                r"(?<![\w.])bar\.(sync|arrive)\s+%r\d+\s*,\s*(\d+);", ptx)],
             "griddepcontrol": [ptx.count("griddepcontrol.wait"),
                                ptx.count("griddepcontrol.launch_dependents")]}
 
@@ -384,6 +388,21 @@ def test_fused_backward_compiles_for_sm90(compiled, d, block_64, has_partial, dt
     meets = hopper_fused.NAMED_EXCHANGE and not block_64
     assert ours == ([[str(hopper_fused.EXCHANGE_BARRIER_ID), "256"]] * 2 if meets else []), \
         rec["named_barriers"]
+    # With dropout (hopper_fused.named_dq) the dQ hand-offs take named barriers of a
+    # consumer warp group's 128 threads and the dQ warp's 32, numbered in a register: in
+    # each consumer partition a bar.sync (its buffer back) and a bar.arrive (its tile
+    # handed on), in the dQ warp one of each a consumer warp group; without dropout, the
+    # mbarriers. Their numbers stay below 16 and clear of the exchange's and of every
+    # barrier Gluon numbers itself.
+    wgs = 1 if block_64 else 2
+    dropout = padded in ("dropout", "both", "dropout-early")
+    handoffs = [["arrive", "160"], ["sync", "160"]] * 2 * wgs
+    assert sorted(rec["dq_handoffs"]) == (sorted(handoffs) if hopper_fused.named_dq(dropout)
+                                          else []), rec["dq_handoffs"]
+    taken = range(hopper_fused.DQ_BARRIER_BASE,
+                  hopper_fused.DQ_BARRIER_BASE + 2 * wgs * hopper_fused.DQ_BUFS)
+    assert max(taken) < 16 and hopper_fused.EXCHANGE_BARRIER_ID not in taken
+    assert not [b for b in rec["named_barriers"] if int(b[0]) in taken], rec["named_barriers"]
     # Programmatic dependent launch: the loader and the dQ adder wait for the delta
     # kernel, and the program lets dQ's cast launch.
     assert rec["griddepcontrol"] == ([2, 1] if hopper_fused.PDL else [0, 0])

@@ -22,7 +22,8 @@ warp-specialised partitions (``gl.warp_specialize``):
   ``STAGES`` buffers, reading the table as it issues the copies, each slot refilled as
   soon as the consumers release it (LSE and delta from shared memory took 4-7% off the
   backward against the consumers loading them from global memory);
-* the dQ adder (1 warp): each buffer added into the accumulator, then handed back.
+* the dQ adder (1 warp): each buffer added into the accumulator, then handed back (in
+  calls with dropout both hand-offs are on named barriers: :data:`NAMED_DQ`).
 
 The workers keep 24 registers a thread and the consumers get the rest (:data:`TILES`).
 Serial, the same five products lost to the two kernels (NOTES v19: the waits for each
@@ -182,10 +183,11 @@ EXCHANGE_BARRIER_ID = 8
 #: 160 threads involved (the side that signals ``bar.arrive``, which does not wait; the
 #: side that waits ``bar.sync``), as FlashAttention-3's backward does, instead of the
 #: ``dq_ready`` and ``dq_empty`` mbarriers, whose arrive Gluon brackets with partition
-#: barriers (``_dq_handoff``). On an H200 from CUDA graphs the dense D=64 backward with
-#: dropout 0.1 took 1.4% less time, and without dropout 1.0-4.1% more (dense D=64 and
-#: D=128, ``sparse_transformer_strided``, ``local(3)``; NOTES v44,
-#: ``benchmarks/sessions/s43_named_dq_ab.py``).
+#: barriers (``_dq_handoff``). On an H200 from CUDA graphs, with dropout 0.1 the backward
+#: took 1.4-1.5% less time on dense D=64 and 2.8% on ``causal`` D=64, the same at D=128
+#: (dense, ``local(3)``); without dropout 1.0-4.1% more (dense D=64 and D=128,
+#: ``sparse_transformer_strided``, ``local(3)``), hence the rule (NOTES v44,
+#: ``benchmarks/sessions/s43_named_dq_ab.py`` and ``s43_named_dq_dropout_ab.py``).
 NAMED_DQ = True
 #: The first of the named barriers the dQ hand-offs take: one ``ready`` a (warp group,
 #: buffer), then one ``free`` each (9-12 for two warp groups with one buffer each, clear
@@ -514,7 +516,8 @@ if AVAILABLE:
         ``ds_full`` and waits there), then computes its own columns of dQ from the whole
         buffer. ``DELTA_SCALED``: delta comes times the softmax scale
         (:data:`DELTA_SCALED`); ``DROP_SCALE_LATE``: dV's 1 / (1 - p) is applied to its
-        sum after the walk (:data:`DROP_SCALE_LATE`). With
+        sum after the walk (:data:`DROP_SCALE_LATE`); ``NAMED_DQ``: its dQ buffer goes to
+        the dQ warp and comes back on named barriers (:data:`NAMED_DQ`). With
         ``DK_EARLY`` (:func:`dk_early`) its dK product is issued before that exchange
         and runs during the wait (:data:`DK_EARLY`); otherwise after dQ's, and on each
         back edge the last tile's dK is in flight. With ``TMA_STORE``, dK and dV leave by
