@@ -200,6 +200,15 @@ def misses(table: Table) -> Dict[str, List[Tuple[str, int, str, float]]]:
     return found
 
 
+def shown_under(value: float, target: float, digits: int, scale: float = 1.0) -> str:
+    """``value * scale`` with ``digits`` decimals, or as many more as it takes to show it
+    under ``target * scale`` (a ratio of 1.797 against a mark of 1.8 is printed 1.797,
+    not 1.80), at most six."""
+    while digits < 6 and round(value * scale, digits) >= target * scale:
+        digits += 1
+    return f"{value * scale:.{digits}f}"
+
+
 def report(rows: Sequence[Dict]) -> str:
     """Everything above for each GPU and timer among ``rows``."""
     parts = []
@@ -218,10 +227,15 @@ def report(rows: Sequence[Dict]) -> str:
         parts += [f"- {line}" for line in cudnn_lines(table)]
         for target, rows_missing in misses(table).items():
             if rows_missing:
-                # Ratios to Flex as such, shares as percentages.
+                # Ratios to Flex as such, shares as percentages, each with the decimals
+                # it takes to read under its mark.
                 listed = ", ".join(
-                    f"`{p}` D={d} {m} " + (f"{v:.2f}x" if target == "ratio to Flex"
-                                           else f"{v:.1%}")
+                    f"`{p}` D={d} {m} "
+                    + (shown_under(v, flex_target(p, d), 2) + "x"
+                       if target == "ratio to Flex" else
+                       shown_under(v, SPARSE_EFFICIENCY, 1, 100) + "%"
+                       if target == "sparse efficiency" else
+                       shown_under(v, DENSE_SHARE_OF_CUDNN.get(d, 0.85), 1, 100) + "%")
                     + ("*" if table.host_bound(p, d, m) else "")
                     for p, d, m, v in rows_missing)
                 parts.append(f"- missed, {target}: {listed}")

@@ -592,6 +592,21 @@ def test_targets_misses_name_each_row_under_its_target():
     assert len(missed["sparse efficiency"]) == 2
 
 
+def test_targets_misses_print_the_decimals_that_show_them_under_the_mark(tmp_path, capsys):
+    """A ratio of 1.797 against 1.8 reads 1.797x, not 1.80x; a share of 89.96% against 90%
+    reads 89.96%; a miss that two decimals show (1.70x) keeps two."""
+    from benchmarks import targets
+    assert targets.shown_under(1.797, 1.8, 2) == "1.797"
+    assert targets.shown_under(1.7, 1.8, 2) == "1.70"
+    assert targets.shown_under(0.8996, 0.9, 1, 100) == "89.96"
+    rows = [dict(r, tflops=180 * 1.7995) if (r["method"], r["pattern"], r["mode"])
+            == ("sparseflash", "dense", "fwd+bwd") else r for r in _target_rows()]
+    targets.main([str(_write(tmp_path, "r.json", [dict(gpu="G", note="n", rows=rows)])),
+                  "--note", "n"])
+    out = capsys.readouterr().out
+    assert "`dense` D=64 fwd+bwd 1.7995x" in out and "`local(3)` D=64 fwd 1.70x*" in out
+
+
 def test_targets_main_reads_the_newest_rows_of_the_noted_records(tmp_path, capsys):
     from benchmarks import targets
     old = [dict(r, tflops=1.0) for r in _target_rows()]
