@@ -355,13 +355,10 @@ if AVAILABLE:
         waiting side's reads); otherwise they wait there until the other side has arrived
         (``bar.sync``). The inline assembly runs once a thread."""
         one_each: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
-        ids = gl.full([32 * WARPS], barrier_id, gl.int32, one_each)
-        if ARRIVE:
-            gl.inline_asm_elementwise(_DQ_ARRIVE_ASM, "=r,r", [ids], dtype=gl.int32,
-                                      is_pure=False, pack=1)
-        else:
-            gl.inline_asm_elementwise(_DQ_SYNC_ASM, "=r,r", [ids], dtype=gl.int32,
-                                      is_pure=False, pack=1)
+        asm: gl.constexpr = _DQ_ARRIVE_ASM if ARRIVE else _DQ_SYNC_ASM
+        gl.inline_asm_elementwise(asm, "=r,r", [gl.full([32 * WARPS], barrier_id, gl.int32,
+                                                        one_each)],
+                                  dtype=gl.int32, is_pure=False, pack=1)
 
     @gluon.jit
     def _rotation(start_n, n_col, BLOCK_M: gl.constexpr):
@@ -813,6 +810,7 @@ if AVAILABLE:
         # The exchange's mbarriers (with NAMED_EXCHANGE the consumers meet on a named barrier
         # and never touch them).
         ds_full = gl.allocate_shared_memory(gl.int64, [DS_BUFS, 1], mbarrier.MBarrierLayout())
+        # The dQ hand-offs' (with NAMED_DQ on named barriers, leaving these untouched).
         dq_ready = gl.allocate_shared_memory(gl.int64, [NUM_WG * DQ_BUFS, 1],
                                              mbarrier.MBarrierLayout())
         dq_empty = gl.allocate_shared_memory(gl.int64, [NUM_WG * DQ_BUFS, 1],
