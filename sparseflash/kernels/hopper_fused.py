@@ -466,7 +466,7 @@ if AVAILABLE:
         hand-offs on named barriers, :data:`NAMED_DQ`). With ``PDL`` the first
         waits for the delta kernel, which zeroes the accumulator."""
         _wait_for_prior_grid(PDL)
-        # Constexprs from the descriptors' types (the argument tuple's are run-time values).
+        # Constexprs from the descriptors' types.
         COLS: gl.constexpr = dq_desc.block_type.shape[1]
         NUM_WG: gl.constexpr = q_desc.block_type.shape[1] // COLS
         BUFS: gl.constexpr = dq_smem.shape[0] // NUM_WG
@@ -825,18 +825,14 @@ if AVAILABLE:
             mbarrier.init(dq_ready.index(s), count=1)
             mbarrier.init(dq_empty.index(s), count=1)
 
-        # Each partition takes what it reads. The consumers' arguments are written out in
-        # each call: a tuple built beforehand would turn their constexprs into run-time
-        # values (a literal, the warp group's number, stays one).
+        # Each partition takes what it reads. Every partition's arguments are written out in
+        # each call: a tuple built beforehand (even of gl.constexpr-wrapped values) turns
+        # their constexprs into run-time values (a literal, the warp group's number, stays
+        # one). Until session 44 the loader's and the dQ warp's were such tuples (ptxas
+        # folded most of what that left to run time: the machine code differed only for
+        # layouts with partial blocks, NOTES v45).
         cols = gl.maximum(n_col, 1)
         rot = _rotation(start_n, cols, BLOCK_M)
-        loader_args = (q_desc, k_desc, v_desc, do_desc, lse_desc, delta_desc, k_smem, v_smem,
-                       q_smem, do_smem, lse_smem, delta_smem, kv_bar, ready, empty, FULL_IDX,
-                       PART_IDX, cols, rot, n_full, n_walk, full_start, part_start, q_row0,
-                       k_row, N, LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, PDL)
-        adder_args = (q_desc, dq_desc, dq_smem, dq_ready, dq_empty, FULL_IDX, PART_IDX, cols,
-                      rot, n_full, n_walk, full_start, part_start, q_row0, N, LAYOUT_BLOCK,
-                      BLOCK_M, HAS_PARTIAL, PDL, NAMED_DQ)
         if NUM_WG == 1:
             gl.warp_specialize([
                 (_consume, (0, kv_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
@@ -848,8 +844,14 @@ if AVAILABLE:
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
                             DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE,
                             NAMED_EXCHANGE, NAMED_DQ)),
-                (_loader, loader_args),
-                (_dq_adder, adder_args),
+                (_loader, (q_desc, k_desc, v_desc, do_desc, lse_desc, delta_desc, k_smem,
+                           v_smem, q_smem, do_smem, lse_smem, delta_smem, kv_bar, ready, empty,
+                           FULL_IDX, PART_IDX, cols, rot, n_full, n_walk, full_start,
+                           part_start, q_row0, k_row, N, LAYOUT_BLOCK, BLOCK_M, STAGES,
+                           HAS_PARTIAL, PDL)),
+                (_dq_adder, (q_desc, dq_desc, dq_smem, dq_ready, dq_empty, FULL_IDX, PART_IDX,
+                             cols, rot, n_full, n_walk, full_start, part_start, q_row0, N,
+                             LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, PDL, NAMED_DQ)),
             ], [1, 1], [24, 24])
         else:
             gl.warp_specialize([
@@ -871,8 +873,14 @@ if AVAILABLE:
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
                             DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE,
                             NAMED_EXCHANGE, NAMED_DQ)),
-                (_loader, loader_args),
-                (_dq_adder, adder_args),
+                (_loader, (q_desc, k_desc, v_desc, do_desc, lse_desc, delta_desc, k_smem,
+                           v_smem, q_smem, do_smem, lse_smem, delta_smem, kv_bar, ready, empty,
+                           FULL_IDX, PART_IDX, cols, rot, n_full, n_walk, full_start,
+                           part_start, q_row0, k_row, N, LAYOUT_BLOCK, BLOCK_M, STAGES,
+                           HAS_PARTIAL, PDL)),
+                (_dq_adder, (q_desc, dq_desc, dq_smem, dq_ready, dq_empty, FULL_IDX, PART_IDX,
+                             cols, rot, n_full, n_walk, full_start, part_start, q_row0, N,
+                             LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, PDL, NAMED_DQ)),
             ], [4, 1, 1], [240, 24, 24])
 
 
