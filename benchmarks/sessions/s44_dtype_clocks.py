@@ -8,62 +8,61 @@ back to back for PHASE_S seconds while ``nvidia-smi`` samples the SM clock, the 
 power and the clock-event reasons every 50 ms. The phases alternate (bf16, fp16, fp16,
 bf16 for each method) so that a drift in temperature falls on both dtypes alike.
 
-    python benchmarks/sessions/s44_dtype_clocks.py
+    python benchmarks/sessions/s44_dtype_clocks.py [--head-dim 64] [--methods ...]
+
+Options (call 2): ``--head-dim 128``, ``--methods sparseflash sdpa-cudnn flex`` (any of
+``benchmarks.peers.METHODS``, each built as the attention benchmark builds it).
 
 Prints, per phase: ms per call, and the median SM clock (MHz), power (W), temperature (C)
 and the clock-event reasons seen over the phase's samples after its first second.
 """
 
+import argparse
 import statistics
 import subprocess
 import time
 
 import torch
-import torch.nn.functional as F
 
 import sparseflash
+from benchmarks.peers import METHODS
 
 PHASE_S = 6.0
-B, H, N, D = 1, 16, 16384, 64
+B, H, N = 1, 16, 16384
 QUERY = ("timestamp,clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active")
 
 
-def _call(method, q, k, v, grad):
-    """One dense fwd+bwd of ``method`` (``sparseflash`` or ``cudnn``)."""
-    if method == "sparseflash":
-        out = sparseflash.attention(q, k, v, "dense", block=128)
-    else:
-        with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.CUDNN_ATTENTION):
-            out = F.scaled_dot_product_attention(q, k, v)
-    torch.autograd.grad(out, (q, k, v), grad)
-
-
-def _graph(method, dtype, calls):
-    """A CUDA graph of ``calls`` fwd+bwd calls, its inputs made here."""
+def _graph(method, dtype, head_dim, calls):
+    """A CUDA graph of ``calls`` dense fwd+bwd calls of ``method``, its inputs made here."""
     torch.manual_seed(0)
-    q, k, v = (torch.randn(B, H, N, D, device="cuda", dtype=dtype, requires_grad=True)
-               for _ in range(3))
-    grad = torch.randn(B, H, N, D, device="cuda", dtype=dtype)
+    q, k, v = (torch.randn(B, H, N, head_dim, device="cuda", dtype=dtype,
+                           requires_grad=True) for _ in range(3))
+    grad = torch.randn(B, H, N, head_dim, device="cuda", dtype=dtype)
+    forward = METHODS[method](q, k, v, sparseflash.compile_layout("dense", N, block=128))
+
+    def _call():
+        torch.autograd.grad(forward(), (q, k, v), grad)
+
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
         for _ in range(3):  # compile, autotune, warm up outside the capture
-            _call(method, q, k, v, grad)
+            _call()
     torch.cuda.current_stream().wait_stream(stream)
     torch.cuda.synchronize()
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         for _ in range(calls):
-            _call(method, q, k, v, grad)
+            _call()
     torch.cuda.synchronize()
     return graph, (q, k, v, grad)
 
 
-def _phase(method, dtype):
+def _phase(method, dtype, head_dim):
     """-> (ms per call, samples): the graph replayed for PHASE_S seconds under
     nvidia-smi's sampling."""
     calls = 20
-    graph, keep = _graph(method, dtype, calls)
+    graph, keep = _graph(method, dtype, head_dim, calls)
     graph.replay()
     torch.cuda.synchronize()
     smi = subprocess.Popen(["nvidia-smi", "-i", str(torch.cuda.current_device()),
@@ -93,13 +92,18 @@ def _phase(method, dtype):
 
 
 def main():
-    print(torch.__version__, torch.cuda.get_device_name())
-    order = [(m, d) for m in ("sparseflash", "cudnn")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--head-dim", type=int, default=64)
+    parser.add_argument("--methods", nargs="+", default=["sparseflash", "sdpa-cudnn"],
+                        choices=sorted(METHODS))
+    args = parser.parse_args()
+    print(torch.__version__, torch.cuda.get_device_name(), f"D={args.head_dim}")
+    order = [(m, d) for m in args.methods
              for d in (torch.bfloat16, torch.float16, torch.float16, torch.bfloat16)]
     print(f"{'method':12} {'dtype':9} {'ms/call':>8} {'SM MHz':>7} {'W':>6} {'C':>4}  "
           f"samples  clock-event reasons seen")
     for method, dtype in order:
-        ms, rows = _phase(method, dtype)
+        ms, rows = _phase(method, dtype, args.head_dim)
         clocks = [float(r[1]) for r in rows]
         power = [float(r[2]) for r in rows]
         temp = [float(r[3]) for r in rows]
