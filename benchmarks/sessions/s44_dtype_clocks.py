@@ -38,7 +38,8 @@ def _graph(method, dtype, head_dim, calls):
     q, k, v = (torch.randn(B, H, N, head_dim, device="cuda", dtype=dtype,
                            requires_grad=True) for _ in range(3))
     grad = torch.randn(B, H, N, head_dim, device="cuda", dtype=dtype)
-    forward = METHODS[method](q, k, v, sparseflash.compile_layout("dense", N, block=128))
+    layout = sparseflash.compile_layout("dense", N, block=128, device="cuda")
+    forward = METHODS[method](q, k, v, layout)
 
     def _call():
         torch.autograd.grad(forward(), (q, k, v), grad)
