@@ -7,6 +7,7 @@ tables and target checks."""
 from __future__ import annotations
 
 import json
+import statistics
 
 import pytest
 import torch
@@ -633,3 +634,37 @@ def test_targets_main_joins_the_records_of_several_notes(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "| D=64 fwd | D=64 fwd+bwd | D=128 fwd | D=128 fwd+bwd |" in out
     assert "| `dense` (100.0%) | 400 (2.00x) | 360 (2.00x) |" in out
+
+
+def test_clocks_parse_and_summarise_nvidia_smi_samples():
+    from benchmarks import clocks
+    lines = ["2026/11/29 09:03:40.100, 1980, 450.5, 55, 0x0000000000000000"]
+    lines += [f"2026/11/29 09:03:41.{i:03d}, {1800 + i}, 690.0, 62, 0x0000000000000004"
+              for i in range(40)]
+    text = "\n".join(["[some warning]", *lines, "2026/11/29 09:03:44.000, 18"])
+    samples = clocks.parse_samples(text)
+    assert len(samples) == 41 and samples[0] == clocks.Sample(1980.0, 450.5, 55.0, 0)
+    row = clocks.summarise(samples, ms_per_call=8.0)
+    # The first SETTLE samples are left out: the idle one among them.
+    assert row["samples"] == 41 - clocks.SETTLE
+    assert row["sm_mhz"] == statistics.median(1800 + i for i in range(19, 40))
+    assert row["watts"] == 690.0 and row["joules"] == pytest.approx(5.52)
+    assert row["reasons"] == ["sw_power_cap"]
+
+
+def test_clocks_reason_names_and_too_few_samples():
+    from benchmarks import clocks
+    assert clocks.reason_names(0x4 | 0x40 | 0x8000) == ["sw_power_cap", "hw_thermal",
+                                                        "0x8000"]
+    assert clocks.reason_names(0) == []
+    few = [clocks.Sample(1900.0, 600.0, 60.0, 0)] * 5
+    assert clocks.summarise(few, 1.0)["samples"] == 5  # all kept when too few to settle
+    with pytest.raises(ValueError, match="no nvidia-smi samples"):
+        clocks.summarise([], 1.0)
+
+
+def test_clocks_main_needs_a_gpu(monkeypatch, capsys):
+    from benchmarks import clocks
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert clocks.main([]) == 2
+    assert "needs a CUDA GPU" in capsys.readouterr().err
