@@ -4,11 +4,11 @@
         --out benchmarks/results/NVIDIA-H200-clocks.json
 
 A fast kernel can run into the board's power limit, which then lowers the SM clock: on an
-H200 (700 W) sparseflash's and cuDNN's dense fwd+bwd ran at 1,650-1,860 MHz where its
+H200 (700 W) sparseflash's and cuDNN's dense fwd+bwd ran at 1,650-1,875 MHz where its
 clock goes to 1,980, 1.6-3.9% lower in float16 than in bf16, while FlexAttention's D=64
-one stayed under the limit at the full clock (NOTES v45). A ratio of times between
-two methods then mixes their work with the clock each was allowed, and a table measured
-on another board of the same model can read a few tenths of a percent apart.
+one stayed under the limit at the full clock (NOTES v45). A ratio of times between two
+methods then mixes their work with the clock each was allowed (the same kernels read
+1.778-1.797x Flex's dense D=64 fwd+bwd on three starts of an H200).
 
 Each (method, dtype) captures ``CALLS`` dense fwd+bwd calls (B=1, H=16, N=16K; the
 method built as ``benchmarks.attention`` builds it) in a CUDA graph and replays it for
@@ -125,12 +125,22 @@ def _graph(method: str, dtype: torch.dtype, head_dim: int):
     return graph, (q, k, v, grad, forward)
 
 
+def _smi_id() -> str:
+    """nvidia-smi's name for the current CUDA device: its UUID, which CUDA_VISIBLE_DEVICES
+    does not renumber (the index where torch gives no UUID)."""
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    uuid = str(getattr(props, "uuid", "") or "")
+    if not uuid:
+        return str(torch.cuda.current_device())
+    return uuid if uuid.startswith("GPU-") else f"GPU-{uuid}"
+
+
 def measure(method: str, dtype: torch.dtype, head_dim: int, seconds: float):
     """:func:`summarise` of ``method``'s graph replayed for ``seconds`` under sampling."""
     graph, keep = _graph(method, dtype, head_dim)
     graph.replay()
     torch.cuda.synchronize()
-    smi = subprocess.Popen(["nvidia-smi", "-i", str(torch.cuda.current_device()),
+    smi = subprocess.Popen(["nvidia-smi", "-i", _smi_id(),
                             f"--query-gpu={QUERY}", "--format=csv,noheader,nounits",
                             "-lms", "50"], stdout=subprocess.PIPE, text=True)
     time.sleep(0.3)

@@ -668,3 +668,15 @@ def test_clocks_main_needs_a_gpu(monkeypatch, capsys):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert clocks.main([]) == 2
     assert "needs a CUDA GPU" in capsys.readouterr().err
+
+
+def test_clocks_names_the_device_by_uuid_for_nvidia_smi(monkeypatch):
+    from benchmarks import clocks
+
+    class Props:
+        uuid = "58e5b9c2-0000-1111-2222-333344445555"
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 3)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda i: Props())
+    assert clocks._smi_id() == "GPU-58e5b9c2-0000-1111-2222-333344445555"
+    Props.uuid = ""
+    assert clocks._smi_id() == "3"
