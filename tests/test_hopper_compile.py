@@ -253,7 +253,11 @@ def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
             "dq_handoffs": [list(m) for m in re.findall(
                 r"(?<![\w.])bar\.(sync|arrive)\s+%r\d+\s*,\s*(\d+);", ptx)],
             "griddepcontrol": [ptx.count("griddepcontrol.wait"),
-                               ptx.count("griddepcontrol.launch_dependents")]}
+                               ptx.count("griddepcontrol.launch_dependents")],
+            # What each partition divides the walk's step by to find its ring slot (`t %
+            # STAGES`): a constant where STAGES reached the partition as a constexpr.
+            "slot_divisors": re.findall(r"%slot\S* = arith\.remsi %\S+, (%\S+) :",
+                                        compiled.asm["ttgir"])}
 
 
 BF16, FP16 = torch.bfloat16, torch.float16
@@ -406,6 +410,11 @@ def test_fused_backward_compiles_for_sm90(compiled, d, block_64, has_partial, dt
     # Programmatic dependent launch: the loader and the dQ adder wait for the delta
     # kernel, and the program lets dQ's cast launch.
     assert rec["griddepcontrol"] == ([2, 1] if hopper_fused.PDL else [0, 0])
+    # The consumers and the loader take their ring slot modulo a constant: their
+    # arguments are written out in the warp_specialize calls, not passed as a tuple built
+    # beforehand, which made Triton 3.6 pass the constexprs in it as run-time values.
+    assert len(rec["slot_divisors"]) >= wgs + 1, rec["slot_divisors"]
+    assert all(d.startswith("%c") for d in rec["slot_divisors"]), rec["slot_divisors"]
 
 
 @pytest.mark.parametrize("queries, queries_first", [(64, False), (128, False), (64, True)])
