@@ -1,4 +1,5 @@
-"""The GPU's clock, power and energy through a method's dense fwd+bwd, run back to back.
+"""The GPU's clock, power and energy through a method's calls (by default its dense fwd+bwd),
+run back to back.
 
     python -m benchmarks.clocks --head-dim 64 --methods sparseflash sdpa-cudnn flex \\
         --out benchmarks/results/NVIDIA-H200-clocks.json
@@ -10,8 +11,9 @@ one stayed under the limit at the full clock (NOTES v45). A ratio of times betwe
 methods then mixes their work with the clock each was allowed (the same kernels read
 1.778-1.797x Flex's dense D=64 fwd+bwd on three starts of an H200).
 
-Each (method, dtype) captures ``CALLS`` dense fwd+bwd calls (B=1, H=16, N=16K; the
-method built as ``benchmarks.attention`` builds it) in a CUDA graph and replays it for
+Each (method, dtype) captures ``CALLS`` calls (B=1, H=16, N=16K; ``--pattern``, dense by
+default, at block 128; ``--mode`` fwd+bwd by default or fwd; the method built as
+``benchmarks.attention`` builds it, and called as it times it) in a CUDA graph and replays it for
 ``--seconds`` while ``nvidia-smi`` samples the SM clock, the board's power, the
 temperature and the clock-event reasons every 50 ms. The dtypes alternate (bf16, float16,
 float16, bf16 per method) so that a drift in temperature falls on both alike. Per phase it
@@ -43,7 +45,7 @@ REASONS = {0x1: "gpu_idle", 0x2: "applications_clocks", 0x4: "sw_power_cap",
            0x40: "hw_thermal", 0x80: "hw_power_brake", 0x100: "display_clocks"}
 #: Samples left out at the start of a phase (50 ms apart: the first second).
 SETTLE = 20
-#: fwd+bwd calls in one CUDA graph.
+#: Calls in one CUDA graph.
 CALLS = 20
 B, H, N = 1, 16, 16384
 
@@ -96,19 +98,24 @@ def summarise(samples: List[Sample], ms_per_call: float) -> Dict[str, object]:
             "samples": len(kept)}
 
 
-def _graph(method: str, dtype: torch.dtype, head_dim: int):
-    """(CUDA graph of :data:`CALLS` dense fwd+bwd calls of ``method``, what it reads)."""
+def _graph(method: str, dtype: torch.dtype, head_dim: int, pattern: str = "dense",
+           mode: str = "fwd+bwd"):
+    """(CUDA graph of :data:`CALLS` calls of ``method`` on ``pattern`` in ``mode``, what it
+    reads)."""
     import sparseflash
     from benchmarks.peers import METHODS
     torch.manual_seed(0)
     q, k, v = (torch.randn(B, H, N, head_dim, device="cuda", dtype=dtype,
                            requires_grad=True) for _ in range(3))
     grad = torch.randn(B, H, N, head_dim, device="cuda", dtype=dtype)
-    layout = sparseflash.compile_layout("dense", N, block=128, device="cuda")
-    forward = METHODS[method](q, k, v, layout)
+    layout = sparseflash.compile_layout(pattern, N, block=128, num_heads=H, device="cuda")
+    forward = METHODS[method](q, k, v, layout, is_causal=pattern.strip() == "causal")
 
     def call():
-        torch.autograd.grad(forward(), (q, k, v), grad)
+        if mode == "fwd":
+            forward()
+        else:
+            torch.autograd.grad(forward(), (q, k, v), grad)
 
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
@@ -135,9 +142,10 @@ def _smi_id() -> str:
     return uuid if uuid.startswith("GPU-") else f"GPU-{uuid}"
 
 
-def measure(method: str, dtype: torch.dtype, head_dim: int, seconds: float):
+def measure(method: str, dtype: torch.dtype, head_dim: int, seconds: float,
+            pattern: str = "dense", mode: str = "fwd+bwd"):
     """:func:`summarise` of ``method``'s graph replayed for ``seconds`` under sampling."""
-    graph, keep = _graph(method, dtype, head_dim)
+    graph, keep = _graph(method, dtype, head_dim, pattern, mode)
     graph.replay()
     torch.cuda.synchronize()
     smi = subprocess.Popen(["nvidia-smi", "-i", _smi_id(),
@@ -179,24 +187,32 @@ def main(argv=None) -> int:
     parser.add_argument("--head-dim", type=int, default=64)
     parser.add_argument("--methods", nargs="+", default=["sparseflash", "sdpa-cudnn"],
                         choices=sorted(METHODS))
+    parser.add_argument("--pattern", default="dense",
+                        help="a pattern string (block 128); dense by default")
+    parser.add_argument("--mode", choices=("fwd+bwd", "fwd"), default="fwd+bwd")
     parser.add_argument("--seconds", type=float, default=6.0, help="per phase")
     parser.add_argument("--out", type=Path, help="a JSON file to add this run's record to")
     parser.add_argument("--note", default="")
     args = parser.parse_args(argv)
+    dense_only = [m for m in args.methods if m.startswith("sdpa")]
+    if dense_only and args.pattern.strip() not in ("dense", "causal"):
+        parser.error(f"{', '.join(dense_only)} can only run dense or causal attention, "
+                     f"not {args.pattern!r}")
     if not torch.cuda.is_available():
         print("benchmarks.clocks needs a CUDA GPU and nvidia-smi", file=sys.stderr)
         return 2
     gpu = torch.cuda.get_device_name()
-    print(torch.__version__, gpu, f"D={args.head_dim}")
+    print(torch.__version__, gpu, f"D={args.head_dim}", args.pattern, args.mode)
     print(HEADER)
     rows = []
     for method in args.methods:
         for dtype in (torch.bfloat16, torch.float16, torch.float16, torch.bfloat16):
             name = str(dtype).removeprefix("torch.")
-            row = measure(method, dtype, args.head_dim, args.seconds)
+            row = measure(method, dtype, args.head_dim, args.seconds, args.pattern,
+                          args.mode)
             print(format_row(method, name, row), flush=True)
             rows.append({"method": method, "dtype": name, "D": args.head_dim,
-                         "pattern": "dense", "N": N, "mode": "fwd+bwd", **row})
+                         "pattern": args.pattern, "N": N, "mode": args.mode, **row})
     if args.out:
         records = json.loads(args.out.read_text()) if args.out.exists() else []
         records.append({"command": " ".join(["python -m benchmarks.clocks", *sys.argv[1:]]),

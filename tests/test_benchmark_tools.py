@@ -680,3 +680,10 @@ def test_clocks_names_the_device_by_uuid_for_nvidia_smi(monkeypatch):
     assert clocks._smi_id() == "GPU-58e5b9c2-0000-1111-2222-333344445555"
     Props.uuid = ""
     assert clocks._smi_id() == "3"
+
+
+def test_clocks_rejects_sdpa_on_a_sparse_pattern(capsys):
+    from benchmarks import clocks
+    with pytest.raises(SystemExit):
+        clocks.main(["--methods", "sparseflash", "sdpa-cudnn", "--pattern", "local(3)"])
+    assert "sdpa-cudnn can only run dense or causal attention" in capsys.readouterr().err
