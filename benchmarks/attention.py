@@ -36,11 +36,10 @@ from pathlib import Path
 import torch
 
 import sparseflash
-from benchmarks.peers import METHODS
+from benchmarks.peers import DENSE_ONLY, METHODS
 from benchmarks.profile_call import kernel_times
 
 RESULTS = Path(__file__).parent / "results"
-DENSE_ONLY = {"sdpa-cudnn", "sdpa-flash"}  # they can only do dense or causal
 FORWARD_ONLY = {"sparseflash-kernel"}
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import platform
 import statistics
 import subprocess
@@ -182,7 +181,8 @@ HEADER = (f"{'method':12} {'dtype':9} {'ms/call':>8} {'SM MHz':>7} {'W':>6} {'J/
 
 
 def main(argv=None) -> int:
-    from benchmarks.peers import METHODS
+    from benchmarks.cpu_backend import append_record
+    from benchmarks.peers import DENSE_ONLY, METHODS
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--head-dim", type=int, default=64)
     parser.add_argument("--methods", nargs="+", default=["sparseflash", "sdpa-cudnn"],
@@ -194,7 +194,7 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, help="a JSON file to add this run's record to")
     parser.add_argument("--note", default="")
     args = parser.parse_args(argv)
-    dense_only = [m for m in args.methods if m.startswith("sdpa")]
+    dense_only = [m for m in args.methods if m in DENSE_ONLY]
     if dense_only and args.pattern.strip() not in ("dense", "causal"):
         parser.error(f"{', '.join(dense_only)} can only run dense or causal attention, "
                      f"not {args.pattern!r}")
@@ -214,15 +214,14 @@ def main(argv=None) -> int:
             rows.append({"method": method, "dtype": name, "D": args.head_dim,
                          "pattern": args.pattern, "N": N, "mode": args.mode, **row})
     if args.out:
-        records = json.loads(args.out.read_text()) if args.out.exists() else []
-        records.append({"command": " ".join(["python -m benchmarks.clocks", *sys.argv[1:]]),
-                        "gpu": gpu, "torch": torch.__version__,
-                        "triton": __import__("triton").__version__,
-                        "python": platform.python_version(),
-                        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
-                            timespec="seconds"),
-                        "note": args.note, "rows": rows})
-        args.out.write_text(json.dumps(records, indent=1) + "\n")
+        # The command as the other benchmarks record it: arguments with spaces quoted.
+        command = "python -m benchmarks.clocks " + " ".join(
+            f"'{a}'" if " " in a else a for a in (sys.argv[1:] if argv is None else argv))
+        append_record(args.out, {
+            "command": command, "gpu": gpu, "torch": torch.__version__,
+            "triton": __import__("triton").__version__, "python": platform.python_version(),
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "note": args.note, "rows": rows})
     return 0
 
 

@@ -107,6 +107,9 @@ def naive_method(q, k, v, layout: Layout, **kw) -> Callable:
     return run
 
 
+#: The methods that cannot skip blocks: they run only the dense and causal patterns.
+DENSE_ONLY = {"sdpa-cudnn", "sdpa-flash"}
+
 METHODS = {
     "sparseflash": sparseflash_method,
     "sparseflash-kernel": sparseflash_kernel_method,

@@ -687,3 +687,23 @@ def test_clocks_rejects_sdpa_on_a_sparse_pattern(capsys):
     with pytest.raises(SystemExit):
         clocks.main(["--methods", "sparseflash", "sdpa-cudnn", "--pattern", "local(3)"])
     assert "sdpa-cudnn can only run dense or causal attention" in capsys.readouterr().err
+
+
+def test_clocks_main_appends_a_record_with_the_command_quoted(monkeypatch, tmp_path, capsys):
+    from benchmarks import clocks
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: "Some GPU")
+    phase = clocks.summarise([clocks.Sample(1800.0, 690.0, 60.0, 4)] * 5, 8.0)
+    monkeypatch.setattr(clocks, "measure", lambda *a, **kw: phase)
+    out = tmp_path / "clocks.json"
+    argv = ["--methods", "sparseflash", "--note", "call 4: D=64", "--out", str(out)]
+    assert clocks.main(argv) == 0
+    assert clocks.main(argv) == 0
+    records = json.loads(out.read_text())
+    assert len(records) == 2 and records[0]["gpu"] == "Some GPU"
+    assert records[0]["command"] == ("python -m benchmarks.clocks --methods sparseflash "
+                                     f"--note 'call 4: D=64' --out {out}")
+    assert [r["dtype"] for r in records[0]["rows"]] == ["bfloat16", "float16", "float16",
+                                                        "bfloat16"]
+    assert records[0]["rows"][0]["reasons"] == ["sw_power_cap"]
+    assert "sw_power_cap" in capsys.readouterr().out
