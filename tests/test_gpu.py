@@ -746,6 +746,39 @@ def test_fused_backward_with_dropout_against_float64(case, dtype, monkeypatch):
     assert calls, "the fused backward did not run"
 
 
+# The fused backward filling its last wave (hopper_fused.FILL_LAST_WAVE): the plan forced
+# here (the rule takes only long equal columns of big grids) runs the last two (batch, kv
+# head) groups' columns, or all of them, as three chunks each on the 1-D grid, their dK
+# and dV summed from the workspace. Dense and causal (partial blocks, chunks that walk
+# nothing), GQA, a key length other than the query length, key padding, dropout.
+FUSED_FILL_CASES = [
+    (("dense", 2, 4, 4, 1024, 1024, 128, 128, False), 2, 0.0),
+    (("dense", 1, 4, 2, 1024, 2000, 64, 128, "holes"), 2, 0.0),
+    (("causal", 1, 4, 4, 1024, 1024, 64, 128, False), 4, 0.0),
+    (("dense", 2, 4, 4, 1024, 1024, 128, 128, False), 2, 0.1),
+    (("causal", 2, 4, 4, 1024, 1024, 64, 128, "holes"), 2, 0.1),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("case,chunked_groups,p", FUSED_FILL_CASES,
+                         ids=[f"{case_id(c)}-last{g}-p{p}" for c, g, p in FUSED_FILL_CASES])
+def test_fused_backward_filling_its_last_wave_against_float64(case, chunked_groups, p, dtype,
+                                                              monkeypatch):
+    from sparseflash.kernels import hopper_fused
+    calls = _watch_gluon_kernel(hopper_fused, "backward", "the fused backward", monkeypatch)
+    plans = []  # (conftest.py clears the launch plans: this test's are made afresh)
+
+    def forced(q, programs, kv_groups, *rest):
+        plans.append((max(kv_groups - chunked_groups, 0), 3))
+        return plans[-1]
+
+    monkeypatch.setattr(hopper_fused, "fill_plan", forced)
+    monkeypatch.setenv("SPARSEFLASH_FUSED_BACKWARD", "1")
+    _check_against_float64(case, dtype, dropout_p=p)
+    assert calls and plans, "the fused backward did not run or did not plan a fill"
+
+
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_fused_backward_dq_cast_rounds_as_torch(dtype):
     """The fused backward's cast of the float32 dQ sum (``hopper_fused.dq_cast_kernel``)

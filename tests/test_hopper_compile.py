@@ -128,12 +128,13 @@ def _compile_dkdv(d, has_partial, dtype=torch.bfloat16):
 
 
 def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padded=False,
-                   dropout=False, draw_order=None, pdl=None):
+                   dropout=False, draw_order=None, pdl=None, fill=False):
     """triton.compile of the fused backward for sm_90, as ``hopper_fused.backward``
     launches it on a layout of ``layout_block`` (its tiles, its register cap), for a call
     with key padding and with dropout as asked (its draws placed by ``draw_order``, by
     default ``hopper_fused.DRAW_ORDER``'s; programmatic dependent launch as ``pdl``, by
-    default ``hopper_fused.PDL``)."""
+    default ``hopper_fused.PDL``), on the 1-D grid that fills the last wave with
+    ``fill`` (``hopper_fused.FILL_LAST_WAVE``)."""
     f = hopper_fused
     block_n, block_m, maxnreg = f.tiles(d, layout_block, bool(has_partial) and dropout)
     warps = f.NUM_WARPS
@@ -155,8 +156,9 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padde
                KPM="*i8" if padded else "*i32", KV_LIMITS="*i32",
                SEED="*i64" if dropout else "*i32", qk_scale="fp32", sm_scale="fp32",
                drop_scale="fp32")
-    for name in ("H", "H_KV", "N", "Nk", "NUM_KV_BLOCKS", "SCHED_HEADS", "GROUP", "WS_SLOTS",
-                 "stride_kpm_b", "stride_lim_b", "keep_threshold"):
+    for name in ("H", "H_KV", "N", "Nk", "NUM_KV_BLOCKS", "SCHED_HEADS", "GROUP", "X",
+                 "FILL_FROM", "CHUNKS", "WS_SLOTS", "stride_kpm_b", "stride_lim_b",
+                 "keep_threshold"):
         sig[name] = "i32"
     consts = dict(LAYOUT_BLOCK=layout_block, BLOCK_M=block_m, BLOCK_N=block_n, D=d,
                   STAGES=f.STAGES, DQ_BUFS=f.DQ_BUFS, HAS_PARTIAL=has_partial,
@@ -165,7 +167,8 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padde
                               else draw_order),
                   PDL=f.PDL if pdl is None else pdl, DK_EARLY=f.dk_early(block_n),
                   DELTA_SCALED=f.DELTA_SCALED, DROP_SCALE_LATE=f.drop_scale_late(),
-                  NAMED_EXCHANGE=f.NAMED_EXCHANGE, NAMED_DQ=f.named_dq(dropout), num_warps=warps)
+                  NAMED_EXCHANGE=f.NAMED_EXCHANGE, NAMED_DQ=f.named_dq(dropout), FILL=fill,
+                  num_warps=warps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return triton.compile(GluonASTSource(kernel, sig, consts),

@@ -19,8 +19,8 @@ log-sum-exp; dropout regenerates the same keep-mask from the Philox seed.
 import triton
 import triton.language as tl
 
-from .common import (ENTRY_FULL_END, ENTRY_FULL_START, ENTRY_PARTIAL_END, ENTRY_PARTIAL_START,
-                     ENTRY_SLOT, consecutive_run, dropout_keep, dropout_seed, head_dim_mask,
+from .common import (ENTRY_FIELDS, ENTRY_FULL_END, ENTRY_FULL_START, ENTRY_PARTIAL_END,
+                     ENTRY_PARTIAL_START, ENTRY_ROW, ENTRY_SLOT, consecutive_run, dropout_keep, dropout_seed, head_dim_mask,
                      key_bound_mask, mma, scheduled_program, tile_mask, wait_for_prior_grid,
                      walk_ends)
 
@@ -394,14 +394,20 @@ def attention_dq_kernel(
 def sum_split_rows_kernel(
         WS, SPLIT_SLOTS, SPLIT_ROWS, OUT, WS_2, OUT_2,
         stride_ob, stride_oh, stride_on, stride_od,
-        H, N, D, NUM_ROWS, LAYOUT_HEADS, NUM_SLOTS, MAX_CHUNKS,
+        H, N, D, NUM_ROWS, LAYOUT_HEADS, NUM_SLOTS, MAX_CHUNKS, GROUP0,
         LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr,
-        PAIR: tl.constexpr = False, PDL: tl.constexpr = False):
+        PAIR: tl.constexpr = False, PDL: tl.constexpr = False,
+        CHUNKED: tl.constexpr = False):
     """Add up the partial gradients of one split row's chunks (workspace ``(G, NUM_SLOTS,
     LAYOUT_BLOCK, D)`` float32) into ``OUT``; grid (split row, (batch, repeat), tile).
     With ``PAIR`` the grid's last axis is twice as long and its second half does the same
     from ``WS_2`` into ``OUT_2`` (dV beside dK: one launch, not two; ``OUT_2`` strided as
-    ``OUT``). With ``PDL`` it waits for the grid before it (launched with ``launch_pdl``)."""
+    ``OUT``). With ``PDL`` it waits for the grid before it (launched with ``launch_pdl``).
+
+    ``CHUNKED`` (the fused backward's chunked columns, ``hopper_fused.FILL_LAST_WAVE``):
+    every schedule entry is split into ``MAX_CHUNKS`` chunks in slots ``u * MAX_CHUNKS``
+    on, ``SPLIT_ROWS`` is the column schedule (its entries' rows are read), ``SPLIT_SLOTS``
+    is not read, and the grid's groups are the (batch, repeat) groups from ``GROUP0`` on."""
     wait_for_prior_grid(PDL)
     u = tl.program_id(0)
     g = tl.program_id(1)
@@ -411,10 +417,13 @@ def sum_split_rows_kernel(
             tile -= LAYOUT_BLOCK // BLOCK_M
             WS = WS_2
             OUT = OUT_2
-    row = tl.load(SPLIT_ROWS + u)
+    if CHUNKED:
+        row = tl.load(SPLIT_ROWS + u * ENTRY_FIELDS + ENTRY_ROW)
+    else:
+        row = tl.load(SPLIT_ROWS + u)
     rep = H // LAYOUT_HEADS
-    b = g // rep
-    h = (row // NUM_ROWS) * rep + g % rep
+    b = (GROUP0 + g) // rep
+    h = (row // NUM_ROWS) * rep + (GROUP0 + g) % rep
     offs_r = tile * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_m = (row % NUM_ROWS) * LAYOUT_BLOCK + offs_r
     offs_d = tl.arange(0, BLOCK_D)
@@ -423,7 +432,10 @@ def sum_split_rows_kernel(
     # Pipelined (the slot's load and the chunk's, two ahead): in a plain loop each chunk
     # waited for two dependent loads, ~1.5 us, and a 10-chunk column took 16 us.
     for c in tl.range(0, MAX_CHUNKS, num_stages=3):
-        slot = tl.load(SPLIT_SLOTS + u * MAX_CHUNKS + c)
+        if CHUNKED:
+            slot = u * MAX_CHUNKS + c
+        else:
+            slot = tl.load(SPLIT_SLOTS + u * MAX_CHUNKS + c)
         ok = offs_m < tl.where(slot < NUM_SLOTS, N, 0)  # padding slots read nothing
         ws = (g.to(tl.int64) * NUM_SLOTS + slot) * LAYOUT_BLOCK + offs_r
         total += tl.load(WS + ws[:, None] * D + offs_d[None, :],

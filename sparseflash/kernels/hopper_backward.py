@@ -139,28 +139,25 @@ if AVAILABLE:
                 q_row0)
 
     @gluon.jit
-    def store_dkdv(dk, dv, DK, DV, WS_DK, WS_DV, entry, b, kv_h, kb, start_n, H_KV, Nk,
-                   WS_SLOTS, LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr,
+    def store_dkdv(dk, dv, DK, DV, WS_DK, WS_DV, slot, ws_group, b, kv_h, kb, start_n, H_KV,
+                   Nk, WS_SLOTS, LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr,
                    D: gl.constexpr, kv_layout: gl.constexpr):
         """A key tile's dK and dV (float32, ``kv_layout``, dK already scaled) into DK, DV
-        (B, H_KV, Nk, D), or for a chunk of a split column into the float32 workspace
-        (group, slot, row in block, D), which ``launch.backward`` adds up. Rows past Nk
-        are left out."""
+        (B, H_KV, Nk, D) where ``slot`` is negative, or for a chunk of a split column into
+        slot ``slot`` of group ``ws_group`` of the float32 workspace (group, slot, row in
+        block, D), which ``launch.backward`` adds up. Rows past Nk are left out."""
         dtype: gl.constexpr = DK.dtype.element_ty
         offs_n = start_n + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(1, kv_layout))
         offs_d = gl.arange(0, D, layout=gl.SliceLayout(0, kv_layout))
         # (offs_d < D is all true: it gives the row mask the tile's full shape.)
         out_mask = gl.expand_dims(offs_n < Nk, 1) & gl.expand_dims(offs_d < D, 0)
-        # The slot is read even for layouts without split columns (see the forward: a
-        # constexpr that left the workspace branch out crashed Triton 3.6's lowering).
-        slot = gl.load(entry + ENTRY_SLOT)
         if slot < 0:
             rows = (b * H_KV + kv_h).to(gl.int64) * Nk + offs_n
             out = gl.expand_dims(rows, 1) * D + gl.expand_dims(offs_d, 0)
             gl.store(DK + out, dk.to(dtype), mask=out_mask)
             gl.store(DV + out, dv.to(dtype), mask=out_mask)
         else:
-            ws_row = (gl.program_id(1).to(gl.int64) * WS_SLOTS + slot) * LAYOUT_BLOCK \
+            ws_row = (ws_group.to(gl.int64) * WS_SLOTS + slot) * LAYOUT_BLOCK \
                 - kb * LAYOUT_BLOCK
             ws = gl.expand_dims(ws_row + offs_n, 1) * D + gl.expand_dims(offs_d, 0)
             gl.store(WS_DK + ws, dk, mask=out_mask)
@@ -241,8 +238,11 @@ if AVAILABLE:
             mbarrier.invalidate(q_bar.index(i))
             mbarrier.invalidate(do_bar.index(i))
 
-        store_dkdv(dk * sm_scale, dv, DK, DV, WS_DK, WS_DV, entry, b, kv_h, kb, start_n, H_KV,
-                   Nk, WS_SLOTS, LAYOUT_BLOCK, BLOCK_N, D, kv_layout)
+        # The slot is read even for layouts without split columns (see the forward: a
+        # constexpr that left the workspace branch out crashed Triton 3.6's lowering).
+        store_dkdv(dk * sm_scale, dv, DK, DV, WS_DK, WS_DV, gl.load(entry + ENTRY_SLOT),
+                   gl.program_id(1), b, kv_h, kb, start_n, H_KV, Nk, WS_SLOTS, LAYOUT_BLOCK,
+                   BLOCK_N, D, kv_layout)
 
 
 def usable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor,

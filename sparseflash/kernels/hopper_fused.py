@@ -90,6 +90,7 @@ import triton
 import triton.language as tl
 
 from . import common, fastlaunch, hopper, hopper_backward, hopper_dropout
+from ..layout import schedule
 from .common import ENTRY_SLOT, let_next_grid_launch, wait_for_prior_grid
 
 AVAILABLE = hopper.AVAILABLE
@@ -140,6 +141,11 @@ LATE, SPLIT, EARLY = 0, 1, 2
 #: H100 from CUDA graphs no layout measured slower, and the gain was below the machine's
 #: 1-2% swing (NOTES v39, ``benchmarks/sessions/s37_pdl_ab.py``).
 PDL = common.PDL_AVAILABLE
+#: Whether a grid of equal columns fills its last wave: where :func:`fill_plan` finds it
+#: worth it, the last (batch, kv head) groups' columns run as chunks after every whole
+#: column, each chunk's dK and dV partial sums going to a workspace that
+#: ``launch.backward`` adds up (``backward.sum_split_rows_kernel``, ``CHUNKED``).
+FILL_LAST_WAVE = True
 #: Whether each consumer warp group issues its dK product as soon as its own rows of dS
 #: are in shared memory, before it waits at the dS exchange for the other warp group's
 #: rows, so that the product runs during the wait (dK is then no longer in flight across
@@ -302,7 +308,74 @@ if AVAILABLE:
     from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, tma,
                                                                   warpgroup_mma_init)
     _query_tile = hopper_backward._query_tile
-    _column = hopper_backward._column
+
+    @gluon.jit
+    def _program(X, FILL_FROM, CHUNKS):
+        """-> (column program (schedule entry * key tiles + key tile), kv group (batch, kv
+        head repeat), chunk, chunks) of this program of a kernel launched with ``FILL``
+        (:data:`FILL_LAST_WAVE`) on a 1-D grid: the ``FILL_FROM * X`` whole column
+        programs of groups 0 .. FILL_FROM - 1, group after group (the order in which an
+        (X, groups) grid runs them), then each later group's ``X`` programs as ``CHUNKS``
+        chunks each, chunk 0 of all of them first."""
+        pid = gl.program_id(0)
+        fill = (pid >= FILL_FROM * X).to(gl.int32)
+        chunks = 1 + fill * (CHUNKS - 1)
+        t = pid - fill * FILL_FROM * X
+        per = X * chunks
+        r = t % per
+        return r % X, fill * FILL_FROM + t // per, r // X, chunks
+
+    @gluon.jit
+    def _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, X, FILL_FROM, CHUNKS,
+                LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+                HAS_PARTIAL: gl.constexpr, FILL: gl.constexpr):
+        """``hopper_backward._column``, and with ``FILL`` that of this program of the 1-D
+        grid (:func:`_program`): its column schedule entry (a pointer), batch, kv head,
+        key block and first key row; where its stretch of the column's full and partial
+        block lists starts, its number of full tiles and of all tiles, the walk's length
+        over the GQA group's heads, and the group's first query row (in the (B*H*N, D)
+        view). A chunk ``c`` of ``chunks`` takes the column's blocks
+        ``[c * n // chunks, (c + 1) * n // chunks)`` of its ``n``, full ones first, as
+        ``schedule.build_schedule`` cuts a split column."""
+        if not FILL:
+            return hopper_backward._column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS,
+                                           GROUP, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, HAS_PARTIAL)
+        p, g, chunk, chunks = _program(X, FILL_FROM, CHUNKS)
+        entry, b, kv_h, kb, start_n = hopper._coords_at(p, g, SCHED, H_KV, NUM_KV_BLOCKS,
+                                                        SCHED_HEADS, LAYOUT_BLOCK, BLOCK_N)
+        full_start, n_full, part_start, n_col = hopper._walk(entry, LAYOUT_BLOCK, BLOCK_M,
+                                                             HAS_PARTIAL)
+        SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
+        full_blocks = n_full // SUB
+        lo = chunk * (n_col // SUB) // chunks
+        hi = (chunk + 1) * (n_col // SUB) // chunks
+        lo_full = gl.minimum(lo, full_blocks)
+        hi_full = gl.minimum(hi, full_blocks)
+        n_col = (hi - lo) * SUB
+        q_row0 = (b * H + kv_h * GROUP) * N
+        return (entry, b, kv_h, kb, start_n, full_start + lo_full, part_start + lo - lo_full,
+                (hi_full - lo_full) * SUB, n_col, GROUP * n_col, q_row0)
+
+    @gluon.jit
+    def _store_coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS, X, FILL_FROM, CHUNKS,
+                      LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr, FILL: gl.constexpr):
+        """-> (entry, batch, kv head, key block, first key row, workspace slot, workspace
+        group) of this program, for its dK and dV: the slot is the schedule entry's (-1
+        for a column one program takes whole) in the group of the grid's second axis, but
+        for a chunk (``FILL``, :func:`_program`), whose partial sums go to slot
+        ``entry * CHUNKS + chunk`` of the workspace's group ``group - FILL_FROM``."""
+        if not FILL:
+            entry, b, kv_h, kb, start_n = hopper._coords(SCHED, H_KV, NUM_KV_BLOCKS,
+                                                         SCHED_HEADS, LAYOUT_BLOCK, BLOCK_N)
+            return entry, b, kv_h, kb, start_n, gl.load(entry + ENTRY_SLOT), gl.program_id(1)
+        p, g, chunk, chunks = _program(X, FILL_FROM, CHUNKS)
+        entry, b, kv_h, kb, start_n = hopper._coords_at(p, g, SCHED, H_KV, NUM_KV_BLOCKS,
+                                                        SCHED_HEADS, LAYOUT_BLOCK, BLOCK_N)
+        fill = (chunks > 1).to(gl.int32)
+        TILES: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
+        slot = fill * ((p // TILES) * chunks + chunk) \
+            + (1 - fill) * gl.load(entry + ENTRY_SLOT)
+        return entry, b, kv_h, kb, start_n, slot, g - fill * FILL_FROM
 
     @gluon.jit
     def _wait_for_prior_grid(PDL: gl.constexpr):
@@ -497,14 +570,14 @@ if AVAILABLE:
                  ds_smem, dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready,
                  dq_empty, DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED,
                  WS_DK, WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
-                 drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, WS_SLOTS,
-                 stride_kpm_b, stride_lim_b,
+                 drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, X,
+                 FILL_FROM, CHUNKS, WS_SLOTS, stride_kpm_b, stride_lim_b,
                  LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
                  HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
                  HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
                  DRAW_ORDER: gl.constexpr, DK_EARLY: gl.constexpr,
                  DELTA_SCALED: gl.constexpr, DROP_SCALE_LATE: gl.constexpr,
-                 NAMED_EXCHANGE: gl.constexpr, NAMED_DQ: gl.constexpr):
+                 NAMED_EXCHANGE: gl.constexpr, NAMED_DQ: gl.constexpr, FILL: gl.constexpr):
         """Consumer warp group WG, a partition of its own: the five products of every tile
         for its 64 of the program's key rows, then their dK and dV (or a split column's
         partial sums) stored. dQ's tile needs every key row's dS: each warp group stores
@@ -544,8 +617,9 @@ if AVAILABLE:
                                                       k_width=2)
 
         (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col, n_walk,
-         q_row0) = _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, LAYOUT_BLOCK,
-                           BLOCK_M, BLOCK_N, HAS_PARTIAL)
+         q_row0) = _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, X, FILL_FROM,
+                           CHUNKS, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, HAS_PARTIAL,
+                           FILL)
         key_start = start_n + WG * KEYS
         n_walk = _padded_walk(n_walk, kb, b, KV_LIMITS, stride_lim_b, HAS_PADDING)
         if HAS_PADDING:
@@ -717,10 +791,11 @@ if AVAILABLE:
             dv = dv * drop_scale
 
         # The coordinates again rather than held across the loop (registers; NOTES v18).
-        entry, b, kv_h, kb, start_n = hopper._coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS,
-                                                     LAYOUT_BLOCK, BLOCK_N)
+        entry, b, kv_h, kb, start_n, slot, ws_group = _store_coords(
+            SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS, X, FILL_FROM, CHUNKS, LAYOUT_BLOCK,
+            BLOCK_N, FILL)
         key_start = start_n + WG * KEYS
-        if TMA_STORE and (gl.load(entry + ENTRY_SLOT) < 0) & (key_start + KEYS <= Nk):
+        if TMA_STORE and (slot < 0) & (key_start + KEYS <= Nk):
             # Rows wholly inside Nk of an unsplit column leave by the copy engine, dV
             # through this warp group's rows of V (only its own products read them) and
             # dK through a Q/dO buffer: the one the last tile did not use, once both warp
@@ -741,9 +816,9 @@ if AVAILABLE:
         else:
             # A split column's partial sums (float32, to the workspace) or a tile running
             # past Nk (a TMA store would write the next head's rows): pointer stores.
-            hopper_backward.store_dkdv(dk, dv, DK, DV, WS_DK, WS_DV, entry, b, kv_h, kb,
-                                       key_start, H_KV, Nk, WS_SLOTS, LAYOUT_BLOCK, KEYS, D,
-                                       kv_layout)
+            hopper_backward.store_dkdv(dk, dv, DK, DV, WS_DK, WS_DV, slot, ws_group, b, kv_h,
+                                       kb, key_start, H_KV, Nk, WS_SLOTS, LAYOUT_BLOCK, KEYS,
+                                       D, kv_layout)
 
     # The threshold varies from call to call with dropout_p: a value of 1 must not become
     # a constant of the compiled kernel.
@@ -752,14 +827,15 @@ if AVAILABLE:
             DK, DV, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, KPM, KV_LIMITS, SEED,
             q_desc, k_desc, v_desc, do_desc, dq_desc, lse_desc, delta_desc, dk_desc, dv_desc,
             qk_scale, sm_scale, keep_threshold, drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS,
-            SCHED_HEADS, GROUP, WS_SLOTS, stride_kpm_b, stride_lim_b,
+            SCHED_HEADS, GROUP, X, FILL_FROM, CHUNKS, WS_SLOTS, stride_kpm_b,
+            stride_lim_b,
             LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, DQ_BUFS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr,
             TMA_STORE: gl.constexpr, DRAW_ORDER: gl.constexpr, PDL: gl.constexpr,
             DK_EARLY: gl.constexpr, DELTA_SCALED: gl.constexpr,
             DROP_SCALE_LATE: gl.constexpr, NAMED_EXCHANGE: gl.constexpr,
-            NAMED_DQ: gl.constexpr, num_warps: gl.constexpr):
+            NAMED_DQ: gl.constexpr, FILL: gl.constexpr, num_warps: gl.constexpr):
         """Program (column schedule entry, key tile) x (batch, kv head repeat), as
         ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares but for LSE and
         DELTA, which come as descriptors over their (B*H*N // BLOCK_M, BLOCK_M) rows
@@ -775,8 +851,9 @@ if AVAILABLE:
         dtype: gl.constexpr = q_desc.dtype
         _let_next_grid_launch(PDL)
         (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col, n_walk,
-         q_row0) = _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, LAYOUT_BLOCK,
-                           BLOCK_M, BLOCK_N, HAS_PARTIAL)
+         q_row0) = _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, X, FILL_FROM,
+                           CHUNKS, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, HAS_PARTIAL,
+                           FILL)
         n_walk = _padded_walk(n_walk, kb, b, KV_LIMITS, stride_lim_b, HAS_PADDING)
         k_row = (b * H_KV + kv_h) * Nk + start_n
         # Consumer warp groups (a partition of its own per 64 key rows) with a dQ buffer
@@ -840,10 +917,10 @@ if AVAILABLE:
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
-                            WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
+                            X, FILL_FROM, CHUNKS, WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
                             DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE,
-                            NAMED_EXCHANGE, NAMED_DQ)),
+                            NAMED_EXCHANGE, NAMED_DQ, FILL)),
                 (_loader, (q_desc, k_desc, v_desc, do_desc, lse_desc, delta_desc, k_smem,
                            v_smem, q_smem, do_smem, lse_smem, delta_smem, kv_bar, ready, empty,
                            FULL_IDX, PART_IDX, cols, rot, n_full, n_walk, full_start,
@@ -860,19 +937,19 @@ if AVAILABLE:
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
-                            WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
+                            X, FILL_FROM, CHUNKS, WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
                             DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE,
-                            NAMED_EXCHANGE, NAMED_DQ)),
+                            NAMED_EXCHANGE, NAMED_DQ, FILL)),
                 (_consume, (1, kv_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
-                            WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
+                            X, FILL_FROM, CHUNKS, WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
                             HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
                             DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE,
-                            NAMED_EXCHANGE, NAMED_DQ)),
+                            NAMED_EXCHANGE, NAMED_DQ, FILL)),
                 (_loader, (q_desc, k_desc, v_desc, do_desc, lse_desc, delta_desc, k_smem,
                            v_smem, q_smem, do_smem, lse_smem, delta_smem, kv_bar, ready, empty,
                            FULL_IDX, PART_IDX, cols, rot, n_full, n_walk, full_start,
@@ -929,6 +1006,22 @@ def tiles(head_dim: int, layout_block: int, partial_dropout: bool = False):
     return None
 
 
+def fill_plan(q: torch.Tensor, programs: int, kv_groups: int, layout_block: int,
+              uniform_blocks: int, has_partial: bool, has_dropout: bool) -> tuple:
+    """-> ``(fill_from, chunks)`` for :func:`bind`: ``schedule.fill_last_wave`` of the
+    kernel's grid (``programs`` column schedule entries, each of ``uniform_blocks``
+    blocks (``Layout.uniform_columns``), for each of ``kv_groups`` groups) on q's GPU,
+    whose SMs each run one program of the 128-key tiles; ``(kv_groups, 1)`` (no chunks)
+    with :data:`FILL_LAST_WAVE` off, for columns of unequal length (``uniform_blocks``
+    0) and for the 64-key tiles (two programs an SM, not modelled)."""
+    block_n = tiles(q.shape[-1], layout_block, has_partial and has_dropout)[0]
+    if not FILL_LAST_WAVE or uniform_blocks == 0 or block_n != 128:
+        return kv_groups, 1
+    sms = torch.cuda.get_device_properties(q.device).multi_processor_count
+    return schedule.fill_last_wave(kv_groups, programs * (layout_block // block_n),
+                                   uniform_blocks * (layout_block // block_n), sms)
+
+
 _DELTA = fastlaunch.Kernel(delta_kernel)
 _CAST = fastlaunch.Kernel(dq_cast_kernel)
 if AVAILABLE:
@@ -937,13 +1030,16 @@ if AVAILABLE:
 
 def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, layout_block,
          has_partial, has_padding=False, stride_kpm_b=0, stride_lim_b=0,
-         has_dropout=False) -> tuple:
+         has_dropout=False, fill=None) -> tuple:
     """-> (delta launch, fused launch, (key rows, query rows), cast launch, whether delta
     is scaled (:data:`DELTA_SCALED`)):
     :func:`delta_kernel`, :func:`hopper_fused_backward_kernel` and :func:`dq_cast_kernel`
     bound to these shapes, the fused kernel on ``programs``
     column schedule entries (as ``hopper_backward.bind_dkdv``) with the tiles of
-    :func:`tiles`, and for key padding the batch strides of its mask and walk limits;
+    :func:`tiles`, ``fill`` (:func:`fill_plan`; None: no chunks) its groups from
+    ``fill_from`` on as ``chunks`` chunks a column (their workspace slots then number
+    ``programs * chunks`` a group, for ``kv_groups - fill_from`` groups, in place of
+    ``q_slots``), and for key padding the batch strides of its mask and walk limits;
     ``launch.backward`` checked :func:`usable` and keeps them for calls of the same
     shapes; :func:`backward` launches them."""
     B, H, N, D = q.shape
@@ -958,16 +1054,23 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
                         REVERSED=PASSES_LAST_HEAD_FIRST, PDL=PDL, num_warps=DELTA_WARPS)
     cast = _CAST.bind((triton.cdiv(N, CAST_ROWS), B * H), (q.dtype,), (*q.stride()[:3], H, N),
                       D=D, BLOCK_M=CAST_ROWS, REVERSED=PASSES_LAST_HEAD_FIRST, **pdl)
+    fill_from, chunks = fill if fill is not None else (kv_groups, 1)
+    x = programs * (layout_block // block_n)  # column programs of a group
+    if chunks > 1:  # a 1-D grid: the whole columns, then the chunks
+        q_slots = programs * chunks
+        grid = (x * fill_from + x * chunks * (kv_groups - fill_from),)
+    else:
+        grid = (x, kv_groups)
     fused = _KERNEL.bind(
-        (programs * (layout_block // block_n), kv_groups), (q.dtype,),
-        (H, H_kv, N, Nk, num_kv_blocks, sched_heads, H // H_kv, q_slots, stride_kpm_b,
-         stride_lim_b),
+        grid, (q.dtype,),
+        (H, H_kv, N, Nk, num_kv_blocks, sched_heads, H // H_kv, x, fill_from, chunks,
+         q_slots, stride_kpm_b, stride_lim_b),
         LAYOUT_BLOCK=layout_block, BLOCK_M=block_m, BLOCK_N=block_n, D=D, STAGES=STAGES,
         DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         HAS_DROPOUT=has_dropout, TMA_STORE=TMA_STORE,
         DRAW_ORDER=DRAW_ORDER[D, bool(has_partial)], DK_EARLY=dk_early(block_n),
         DELTA_SCALED=DELTA_SCALED, DROP_SCALE_LATE=drop_scale_late(),
-        NAMED_EXCHANGE=NAMED_EXCHANGE, NAMED_DQ=named_dq(has_dropout),
+        NAMED_EXCHANGE=NAMED_EXCHANGE, NAMED_DQ=named_dq(has_dropout), FILL=chunks > 1,
         num_warps=NUM_WARPS, maxnreg=maxnreg,
         **pdl)
     return delta, fused, (block_n, block_m), cast, DELTA_SCALED

@@ -162,6 +162,7 @@ class LayoutMeta:
     row_runs: int       # 1: every row's blocks are consecutive (Layout.rows_are_runs)
     has_partial: int    # 1: some block has an element mask (causal diagonal, ragged end)
     row_stretch: int    # most full blocks one forward program walks (longest_stretch)
+    col_uniform: int    # blocks of every column if all have as many, none split, else 0
 
     @classmethod
     def of(cls, layout) -> "LayoutMeta":
@@ -435,21 +436,25 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
 
 def _bind_split_sum(grad: torch.Tensor, heads: int, length: int, num_rows: int,
                     layout_heads: int, num_slots: int, split_rows: int, split_width: int,
-                    groups: int, block: int, pair: bool = False, pdl: bool = False) -> Launch:
+                    groups: int, block: int, pair: bool = False, pdl: bool = False,
+                    group0: int = 0, chunked: bool = False) -> Launch:
     """The launch that sums the chunks' partial gradients in a workspace ``(groups,
     num_slots, block, D)`` into the split rows (or columns) of ``grad (B, heads, length,
     D)``: one launch for all of them; with ``pair`` for a second workspace and gradient
     too, strided as ``grad`` (dV beside dK). Its tensors: (workspace, split slots, split
     rows, grad, second workspace, second grad), the second pair repeating the first
     where there is none. ``pdl``: launched by programmatic dependent launch, after a grid
-    that lets it (``common.let_next_grid_launch``)."""
+    that lets it (``common.let_next_grid_launch``). ``chunked``: the fused backward's
+    chunked columns instead (``split_rows`` schedule entries of ``split_width`` chunks
+    each, for the ``groups`` groups from ``group0`` on; its tensors then name the column
+    schedule where the split rows were)."""
     tile = min(block, SPLIT_TILE_ROWS)
     D = grad.shape[-1]
     return _sum_split.bind(
         (split_rows, groups, (block // tile) * (2 if pair else 1)), (),
-        (*grad.stride(), heads, length, D, num_rows, layout_heads, num_slots, split_width),
-        LAYOUT_BLOCK=block, BLOCK_M=tile, BLOCK_D=head_dim_tile(D), PAIR=pair,
-        **pdl_launch(pdl))
+        (*grad.stride(), heads, length, D, num_rows, layout_heads, num_slots, split_width,
+         group0), LAYOUT_BLOCK=block, BLOCK_M=tile, BLOCK_D=head_dim_tile(D), PAIR=pair,
+        CHUNKED=chunked, **pdl_launch(pdl))
 
 
 @dataclass(frozen=True)
@@ -462,6 +467,7 @@ class _BackwardPlan:
     sum_dq: Optional[Launch]        # adds split rows' partial dQ, where rows are split
     sum_dkdv: tuple                 # the same for split columns' dK and dV: one launch
                                     # for both (PAIR), or one each, or none
+    chunked: bool                   # sum_dkdv adds the fused kernel's chunked columns
     dq_workspace: Optional[tuple]   # (groups, slots, block, D) float32
     dkdv_workspace: Optional[tuple]
     fused: Optional[tuple] = None   # hopper_fused's (delta, kernel) launches, in place of
@@ -479,22 +485,36 @@ def _backward_plan(q, k, v, do, o, dq, dk, dv, meta: LayoutMeta, has_padding: bo
     sched_heads = 1 if meta.heads == 1 else H_kv
     kv_groups = B * (H_kv // sched_heads)
     use_fused = hopper_fused.usable(q, k, v, do, meta.block, dropout_p, has_padding, scheduled)
+    # The fused kernel may take the last groups' columns in chunks to fill its last wave
+    # (where no column is split already, on a broadcast layout).
+    fill_from, chunks = kv_groups, 1
+    if use_fused and sched_heads == 1 and not meta.q_slots:
+        fill_from, chunks = hopper_fused.fill_plan(q, meta.q_programs, kv_groups, meta.block,
+                                                   meta.col_uniform, bool(meta.has_partial),
+                                                   dropout_p > 0)
+    chunked = chunks > 1
     sum_dkdv, dkdv_workspace = (), None
-    if scheduled and meta.q_slots:
-        dkdv_workspace = (kv_groups, meta.q_slots, meta.block, D)
+    if scheduled and (meta.q_slots or chunked):
+        # Chunked: a slot a chunk of every column of the groups from fill_from on.
+        slots, split_rows, width, groups, group0 = (
+            (meta.q_programs * chunks, meta.q_programs, chunks, kv_groups - fill_from,
+             fill_from) if chunked else
+            (meta.q_slots, meta.q_split_rows, col_split_width, kv_groups, 0))
+        dkdv_workspace = (groups, slots, meta.block, D)
         pair = dk.stride() == dv.stride() and dk.shape == dv.shape
         sum_dkdv = tuple(
-            _bind_split_sum(grad, H_kv, Nk, meta.num_kv_blocks, sched_heads, meta.q_slots,
-                            meta.q_split_rows, col_split_width, kv_groups, meta.block,
-                            pair=pair, pdl=use_fused and hopper_fused.PDL)
+            _bind_split_sum(grad, H_kv, Nk, meta.num_kv_blocks, sched_heads, slots,
+                            split_rows, width, groups, meta.block, pair=pair,
+                            pdl=use_fused and hopper_fused.PDL, group0=group0,
+                            chunked=chunked)
             for grad in ((dk,) if pair else (dk, dv)))
     if use_fused:
         fused = hopper_fused.bind(q, k, o, do, meta.q_programs, kv_groups, meta.num_kv_blocks,
                                   sched_heads, meta.q_slots, meta.block,
                                   bool(meta.has_partial), has_padding, s_kpm, s_lim,
-                                  dropout_p > 0)
-        return _BackwardPlan(meta, None, None, False, None, sum_dkdv, None, dkdv_workspace,
-                             fused)
+                                  dropout_p > 0, (fill_from, chunks))
+        return _BackwardPlan(meta, None, None, False, None, sum_dkdv, chunked, None,
+                             dkdv_workspace, fused)
     block_d = head_dim_tile(D)
     common = dict(LAYOUT_BLOCK=meta.block, BLOCK_D=block_d,
                   HAS_PADDING=has_padding, HAS_DROPOUT=dropout_p > 0,
@@ -521,8 +541,8 @@ def _backward_plan(q, k, v, do, o, dq, dk, dv, meta: LayoutMeta, has_padding: bo
         dkdv = hopper_backward.bind_dkdv(q, k, meta.q_programs, kv_groups, meta.num_kv_blocks,
                                          sched_heads, meta.q_slots, meta.block,
                                          bool(meta.has_partial))
-        return _BackwardPlan(meta, dq_launch, dkdv, True, sum_dq, sum_dkdv, dq_workspace,
-                             dkdv_workspace)
+        return _BackwardPlan(meta, dq_launch, dkdv, True, sum_dq, sum_dkdv, False,
+                             dq_workspace, dkdv_workspace)
     if scheduled:
         grid_dkdv = lambda cfg: (meta.q_programs * (meta.block // cfg["BLOCK_N"]),  # noqa: E731
                                  kv_groups)
@@ -541,7 +561,7 @@ def _backward_plan(q, k, v, do, o, dq, dk, dv, meta: LayoutMeta, has_padding: bo
         SCHEDULED=scheduled, COLUMN_RUNS=column_runs,
         HAS_SPLITS=scheduled and meta.q_slots > 0, HAS_PARTIAL=bool(meta.has_partial),
         **common)
-    return _BackwardPlan(meta, dq_launch, dkdv, False, sum_dq, sum_dkdv, dq_workspace,
+    return _BackwardPlan(meta, dq_launch, dkdv, False, sum_dq, sum_dkdv, False, dq_workspace,
                          dkdv_workspace)
 
 
@@ -595,9 +615,11 @@ def backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
         else:
             plan.dkdv((q, k, v, do, lse, delta, dk, dv, *tables[5:10], tables[13], ws_dk,
                        ws_dv, kpm, limits, seed), scalars)
+    # Chunked columns: the sums read the column schedule's rows (their slots are in order).
+    slots, rows = (tables[14], tables[13] if plan.chunked else tables[15])
     if len(plan.sum_dkdv) == 1:  # dK and dV in one launch
-        plan.sum_dkdv[0]((ws_dk, tables[14], tables[15], dk, ws_dv, dv), ())
+        plan.sum_dkdv[0]((ws_dk, slots, rows, dk, ws_dv, dv), ())
     else:  # one each, or none
         for sum_split, ws, grad in zip(plan.sum_dkdv, (ws_dk, ws_dv), (dk, dv)):
-            sum_split((ws, tables[14], tables[15], grad, ws, grad), ())
+            sum_split((ws, slots, rows, grad, ws, grad), ())
     return dq, dk, dv

@@ -10,7 +10,8 @@ from typing import Dict, Optional, Tuple
 import torch
 
 from .errors import LayoutError
-from .schedule import FULL_END, FULL_START, SLOT, build_schedule
+from .schedule import (FULL_END, FULL_START, PARTIAL_END, PARTIAL_START, SLOT,
+                       build_schedule)
 
 try:  # torch.compiler.disable, but importing torch._dynamo only when first called (~1 s)
     from torch._compile import _disable_dynamo as _eager_under_compile
@@ -293,6 +294,18 @@ class Layout:
             return 0
         return int((entries[:, FULL_END] - entries[:, FULL_START]).max())
 
+    def uniform_columns(self) -> int:
+        """The blocks (full and partial) of every column of the dK/dV column schedule where
+        all its columns have as many and none is split (dense, ``chunk``, ``strided``
+        layouts), else 0. The fused backward may then take some columns in chunks to fill
+        its last wave (``schedule.fill_last_wave``)."""
+        entries = self._build("q_schedule", cpu=True).long()
+        if entries.numel() == 0 or bool((entries[:, SLOT] >= 0).any()):
+            return 0
+        counts = (entries[:, FULL_END] - entries[:, FULL_START]
+                  + entries[:, PARTIAL_END] - entries[:, PARTIAL_START])
+        return int(counts[0]) if bool((counts == counts[0]).all()) else 0
+
     def _lists_are_runs(self, axis: str) -> bool:
         """Whether every row (``"kv"``) or column (``"q"``) lists consecutive full blocks:
         lists ascend, so last - first = count - 1."""
@@ -320,7 +333,8 @@ class Layout:
         ``sparseflash.kernels.launch.LayoutMeta``: block, heads, nq, nk, the ``kv`` and ``q``
         :meth:`schedule_sizes`, the ``kv`` and ``q`` :meth:`mean_blocks`,
         :meth:`columns_are_runs`, :meth:`rows_are_runs`, whether any block is partial
-        (has an element mask), and the ``kv`` :meth:`longest_stretch`. One place,
+        (has an element mask), the ``kv`` :meth:`longest_stretch` and
+        :meth:`uniform_columns`. One place,
         so the launcher and ``attention()`` (which must not import Triton) cannot
         disagree."""
         if self._kernel_meta is None:  # read on every attention() call: derive once
@@ -380,7 +394,7 @@ class Layout:
                 *self.schedule_sizes("kv"), *self.schedule_sizes("q"),
                 self.mean_blocks("kv"), self.mean_blocks("q"), int(self.columns_are_runs()),
                 int(self.rows_are_runs()), int(self.partial_keys.numel() > 0),
-                self.longest_stretch("kv"))
+                self.longest_stretch("kv"), self.uniform_columns())
         if self._row_keys is None:  # device copies for padding_limits
             rows = self.num_heads * self.num_q_blocks
             self._row_keys = (self.full_keys.to(self.device), self.partial_keys.to(self.device),

@@ -1,0 +1,123 @@
+"""Filling the fused backward's last wave: the schedule's simulation of a grid of equal
+programs (``schedule.fill_last_wave``), which layouts have equal columns
+(``Layout.uniform_columns``), the rule's gates (``hopper_fused.fill_plan``) and the sum of
+the chunked columns' dK and dV (``backward.sum_split_rows_kernel`` with ``CHUNKED``, in
+the interpreter). The fused kernel's chunks themselves run on sm_90 GPUs only: tests/test_gpu.py
+checks them against float64."""
+
+import heapq
+import random
+
+import pytest
+import torch
+
+from sparseflash import compile_layout
+from sparseflash.layout.schedule import _makespan, fill_last_wave
+
+
+def _one_by_one(lengths, slots):
+    """When the last of ``lengths`` ends, each started in order on the first free place:
+    the simulation written the plain way, a program at a time."""
+    free = [0.0] * slots
+    end = 0.0
+    for length in lengths:
+        start = heapq.heappop(free)
+        heapq.heappush(free, start + length)
+        end = max(end, start + length)
+    return end
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_makespan_matches_a_program_at_a_time(seed):
+    rng = random.Random(seed)
+    slots = rng.randint(1, 20)
+    whole, chunks = rng.randint(0, 70), rng.randint(0, 90)
+    whole_len, chunk_len = rng.randint(5, 40), rng.randint(1, 20)
+    expected = _one_by_one([whole_len] * whole + [chunk_len] * chunks, slots)
+    assert _makespan(whole, chunks, whole_len, chunk_len, slots) == expected
+
+
+def test_sixteen_heads_of_dense_columns_fill_their_half_wave():
+    """N=16K at block 128, 16 heads, 132 SMs: 2,048 columns are 15.5 waves. Three chunks
+    of the last head's columns end the grid ~2% sooner (two chunks gain nothing: 2,048
+    blocks' worth do not fit in 15.5 waves)."""
+    assert fill_last_wave(16, 128, 128, 132) == (15, 3)
+    plain = _makespan(16 * 128, 0, 129, 0, 132)
+    filled = _makespan(15 * 128, 128 * 3, 129, 43 + 1, 132)
+    assert filled < 0.985 * plain
+    halves = _makespan(15 * 128, 128 * 2, 129, 64 + 1, 132)
+    assert halves >= plain
+
+
+@pytest.mark.parametrize("groups,programs,blocks,slots", [
+    (33, 128, 128, 132),   # 32 whole waves: nothing idle
+    (16, 128, 7, 132),     # columns too short to cut
+    (1, 100, 128, 132),    # under one wave: every program already has its own SM
+    (0, 128, 128, 132),
+])
+def test_grids_without_an_idle_last_wave_stay_whole(groups, programs, blocks, slots):
+    assert fill_last_wave(groups, programs, blocks, slots) == (groups, 1)
+
+
+def test_a_grid_just_over_one_wave_is_cut_finely():
+    """140 columns on 132 SMs take two waves whole; cut, about 1.07."""
+    fill_from, chunks = fill_last_wave(1, 140, 128, 132)
+    assert chunks == 4 and fill_from == 0
+    assert _makespan(0, 140 * 4, 129, 33, 132) < 0.7 * _makespan(140, 0, 129, 0, 132)
+
+
+@pytest.mark.parametrize("pattern,expected", [
+    ("dense", 32), ("chunk(8)", 8), ("butterfly", 6), ("causal", 0), ("local(3)", 0),
+    ("local(1) | global(1)", 0),  # a global column is split: not equal columns
+])
+def test_uniform_columns(pattern, expected):
+    layout = compile_layout(pattern, 4096, block=128)
+    assert layout.uniform_columns() == expected
+    assert layout.kernel_meta()[-1] == expected
+
+
+def test_fill_plan_gates(monkeypatch):
+    """Only equal columns (``uniform_blocks`` > 0) of the 128-key tiles are chunked, and
+    nothing with ``FILL_LAST_WAVE`` off; otherwise the SM count sets the plan."""
+    from sparseflash.kernels import hopper_fused
+
+    class Props:
+        multi_processor_count = 132
+
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device: Props)
+    q = torch.empty(1, 16, 16384, 64)
+    assert hopper_fused.fill_plan(q, 128, 16, 128, 128, False, False) == (15, 3)
+    assert hopper_fused.fill_plan(q, 128, 16, 128, 0, False, False) == (16, 1)
+    q64 = torch.empty(1, 16, 16384, 64)
+    assert hopper_fused.fill_plan(q64, 256, 16, 64, 256, False, False) == (16, 1)  # 64 x 64
+    monkeypatch.setattr(hopper_fused, "FILL_LAST_WAVE", False)
+    assert hopper_fused.fill_plan(q, 128, 16, 128, 128, False, False) == (16, 1)
+
+
+@pytest.mark.triton_on_cpu
+@pytest.mark.parametrize("chunks,group0", [(3, 1), (2, 0)])
+def test_chunked_columns_are_summed_into_their_heads(chunks, group0):
+    """The sum kernel with ``CHUNKED``: slot ``entry * chunks + c`` of workspace group g
+    holds chunk c of the column of schedule entry ``entry`` of (batch, kv head) group
+    ``group0 + g``; each column's sum lands in that head's key rows, the other heads'
+    rows untouched."""
+    from sparseflash.kernels.backward import sum_split_rows_kernel
+    B, H, Nk, D, block = 2, 2, 512, 32, 128
+    layout = compile_layout("dense", Nk, block=block)
+    sched = layout.kernel_tables()[13]
+    programs = sched.shape[0]
+    groups = B * H - group0
+    ws = torch.randn(groups, programs * chunks, block, D)
+    ws_2 = torch.randn_like(ws)
+    out = torch.full((B, H, Nk, D), 7.0)
+    out_2 = torch.full_like(out, 7.0)
+    sum_split_rows_kernel[(programs, groups, 2 * block // 16)](
+        ws, sched, sched, out, ws_2, out_2, *out.stride(), H, Nk, D, layout.num_kv_blocks, 1,
+        programs * chunks, chunks, group0, LAYOUT_BLOCK=block, BLOCK_M=16, BLOCK_D=D,
+        PAIR=True, CHUNKED=True)
+    rows = sched[:, 0].long()  # each entry's key block
+    for expected, got in ((ws, out), (ws_2, out_2)):
+        want = torch.full_like(got, 7.0).view(B * H, Nk // block, block, D)
+        sums = expected.view(groups, programs, chunks, block, D).sum(2)
+        want[group0:, rows] = sums
+        torch.testing.assert_close(got, want.view(B, H, Nk, D))
