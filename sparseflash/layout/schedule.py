@@ -10,6 +10,11 @@ fixes both halves of that:
   output and log-sum-exp), gradient kernels add their partial sums;
 * programs are ordered *longest first*, so the long ones start while short ones fill in.
 
+Equal rows have a tail of their own: a grid of equal programs whose count is not a multiple
+of the GPU's SMs leaves its last wave partly idle. :func:`fill_last_wave` plans, for the
+fused backward's columns, which (batch, head) groups to run in chunks after all the whole
+columns, by simulating the grid on the SMs.
+
 Everything here is CPU integer bookkeeping, built once per layout.
 """
 
