@@ -20,9 +20,9 @@ import triton
 import triton.language as tl
 
 from .common import (ENTRY_FIELDS, ENTRY_FULL_END, ENTRY_FULL_START, ENTRY_PARTIAL_END,
-                     ENTRY_PARTIAL_START, ENTRY_ROW, ENTRY_SLOT, consecutive_run, dropout_keep, dropout_seed, head_dim_mask,
-                     key_bound_mask, mma, scheduled_program, tile_mask, wait_for_prior_grid,
-                     walk_ends)
+                     ENTRY_PARTIAL_START, ENTRY_ROW, ENTRY_SLOT, consecutive_run,
+                     dropout_keep, dropout_seed, head_dim_mask, key_bound_mask, mma,
+                     scheduled_program, tile_mask, wait_for_prior_grid, walk_ends)
 
 
 @triton.jit

@@ -59,6 +59,11 @@ D=128, 15-20% of a ``local(3)`` backward. Both take the heads last to first
 at D=64 and up to 1% at D=128 (NOTES v37). The fused kernel and the launches after it
 start by programmatic dependent launch (:data:`PDL`; NOTES v39).
 
+A grid of equal columns whose count leaves the last wave of programs partly idle runs its
+last (batch, kv head) groups' columns in chunks after all the whole columns, their dK and
+dV summed afterwards (:data:`FILL_LAST_WAVE`, :func:`fill_plan`; NOTES v46): on an H200 a
+backward of 1.06 waves took 28-31% less time, one of 15.5 waves 0-1% less.
+
 Dropout (session 28, NOTES v30): each consumer warp group draws a tile's 16-bit dropout
 draws once (``hopper_dropout``: the Triton kernels' Philox bits, one call a thread per
 eight keys, stored to shared memory as drawn) while the products of the tile before run,
@@ -618,8 +623,7 @@ if AVAILABLE:
 
         (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col, n_walk,
          q_row0) = _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, X, FILL_FROM,
-                           CHUNKS, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, HAS_PARTIAL,
-                           FILL)
+                           CHUNKS, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, HAS_PARTIAL, FILL)
         key_start = start_n + WG * KEYS
         n_walk = _padded_walk(n_walk, kb, b, KV_LIMITS, stride_lim_b, HAS_PADDING)
         if HAS_PADDING:
@@ -837,7 +841,9 @@ if AVAILABLE:
             DROP_SCALE_LATE: gl.constexpr, NAMED_EXCHANGE: gl.constexpr,
             NAMED_DQ: gl.constexpr, FILL: gl.constexpr, num_warps: gl.constexpr):
         """Program (column schedule entry, key tile) x (batch, kv head repeat), as
-        ``hopper_backward.hopper_dkdv_kernel``, whose arguments it shares but for LSE and
+        ``hopper_backward.hopper_dkdv_kernel`` (with ``FILL``, the same and then chunks of
+        columns on a 1-D grid: :func:`_program`; ``X``, ``FILL_FROM`` and ``CHUNKS`` its
+        shape, :func:`bind`), whose arguments it shares but for LSE and
         DELTA, which come as descriptors over their (B*H*N // BLOCK_M, BLOCK_M) rows
         (``lse_desc``, ``delta_desc``, tiles of one row); dq_desc is a descriptor over the
         zeroed float32 (B*H*N, D) accumulator that receives ``sm_scale * dS K`` of every
@@ -852,8 +858,7 @@ if AVAILABLE:
         _let_next_grid_launch(PDL)
         (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col, n_walk,
          q_row0) = _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, X, FILL_FROM,
-                           CHUNKS, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, HAS_PARTIAL,
-                           FILL)
+                           CHUNKS, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, HAS_PARTIAL, FILL)
         n_walk = _padded_walk(n_walk, kb, b, KV_LIMITS, stride_lim_b, HAS_PADDING)
         k_row = (b * H_KV + kv_h) * Nk + start_n
         # Consumer warp groups (a partition of its own per 64 key rows) with a dQ buffer
@@ -917,8 +922,8 @@ if AVAILABLE:
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
-                            X, FILL_FROM, CHUNKS, WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
-                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
+                            X, FILL_FROM, CHUNKS, WS_SLOTS, stride_kpm_b, stride_lim_b,
+                            LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
                             DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE,
                             NAMED_EXCHANGE, NAMED_DQ, FILL)),
                 (_loader, (q_desc, k_desc, v_desc, do_desc, lse_desc, delta_desc, k_smem,
@@ -937,8 +942,8 @@ if AVAILABLE:
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
-                            X, FILL_FROM, CHUNKS, WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
-                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
+                            X, FILL_FROM, CHUNKS, WS_SLOTS, stride_kpm_b, stride_lim_b,
+                            LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
                             DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE,
                             NAMED_EXCHANGE, NAMED_DQ, FILL)),
                 (_consume, (1, kv_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
@@ -946,8 +951,8 @@ if AVAILABLE:
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
-                            X, FILL_FROM, CHUNKS, WS_SLOTS, stride_kpm_b, stride_lim_b, LAYOUT_BLOCK, BLOCK_M, STAGES,
-                            HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
+                            X, FILL_FROM, CHUNKS, WS_SLOTS, stride_kpm_b, stride_lim_b,
+                            LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
                             DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE,
                             NAMED_EXCHANGE, NAMED_DQ, FILL)),
                 (_loader, (q_desc, k_desc, v_desc, do_desc, lse_desc, delta_desc, k_smem,
