@@ -380,6 +380,8 @@ def test_fused_backward_compiles_for_sm90(compiled, d, block_64, has_partial, dt
     if not block_64:
         # Each consumer warp group a partition of its own, as the ping-pong forward's.
         assert rec["shared"] + SM90_RESERVED_BYTES <= 228 * 1024
+        # ... and one program an SM, as hopper_fused.fill_plan models the grid.
+        assert 2 * (rec["shared"] + SM90_RESERVED_BYTES) > 228 * 1024, rec["shared"]
         assert {240, 24} <= counts and max(counts) <= 256, rec["setmaxnreg"]
     else:
         assert 2 * (rec["shared"] + SM90_RESERVED_BYTES) <= 228 * 1024
