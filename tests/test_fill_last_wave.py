@@ -1,11 +1,12 @@
 """Filling the fused backward's last wave: the schedule's simulation of a grid of equal
-programs (``schedule.fill_last_wave``), which layouts have equal columns
-(``Layout.uniform_columns``), the rule's gates (``hopper_fused.fill_plan``) and the sum of
+programs (``schedule.fill_last_wave``), which layouts have equal columns and rows
+(``Layout.uniform_blocks``), the rule's gates (``hopper_fused.fill_plan``) and the sum of
 the chunked columns' dK and dV (``backward.sum_split_rows_kernel`` with ``CHUNKED``, in
 the interpreter). The fused kernel's chunks themselves run on sm_90 GPUs only: tests/test_gpu.py
 checks them against float64."""
 
 import heapq
+import math
 import random
 
 import pytest
@@ -70,9 +71,12 @@ def test_a_grid_just_over_one_wave_is_cut_finely():
     ("dense", 32), ("chunk(8)", 8), ("butterfly", 6), ("causal", 0), ("local(3)", 0),
     ("local(1) | global(1)", 0),  # a global column is split: not equal columns
 ])
-def test_uniform_columns(pattern, expected):
+def test_uniform_blocks(pattern, expected):
     layout = compile_layout(pattern, 4096, block=128)
-    assert layout.uniform_columns() == expected
+    assert layout.uniform_blocks("q") == expected
+    assert layout.kernel_meta()[-2] == expected
+    # These layouts' rows are their columns mirrored: as uniform, or not.
+    assert layout.uniform_blocks("kv") == expected
     assert layout.kernel_meta()[-1] == expected
 
 
@@ -121,3 +125,59 @@ def test_chunked_columns_are_summed_into_their_heads(chunks, group0):
         sums = expected.view(groups, programs, chunks, block, D).sum(2)
         want[group0:, rows] = sums
         torch.testing.assert_close(got, want.view(B, H, Nk, D))
+
+
+@pytest.mark.triton_on_cpu
+@pytest.mark.parametrize("chunks,group0", [(3, 1), (2, 0)])
+def test_chunked_rows_are_merged_into_their_heads(chunks, group0):
+    """The merge kernel with ``CHUNKED``: slot ``entry * chunks + c`` of workspace group
+    g holds chunk c (its normalised output and base-2 LSE) of the row of schedule entry
+    ``entry`` of group ``group0 + g``; each row's merge (the chunks weighed by
+    ``2^(lse_c - lse)``) lands in that head's query rows, the other heads' untouched. A
+    chunk with no keys (LSE -inf) weighs nothing."""
+    from sparseflash.kernels.forward import merge_split_rows_kernel
+    B, H, N, D, block = 2, 2, 512, 32, 128
+    layout = compile_layout("dense", N, block=block)
+    sched = layout.kernel_tables()[10]
+    programs = sched.shape[0]
+    groups = B * H - group0
+    gen = torch.Generator().manual_seed(chunks)
+    ws_o = torch.randn(groups, programs * chunks, block, D, generator=gen)
+    ws_lse = torch.randn(groups, programs * chunks, block, generator=gen) * 3
+    ws_lse[:, 0, :5] = float("-inf")  # a chunk of no keys for some rows
+    o = torch.full((B, H, N, D), 7.0)
+    lse = torch.full((B, H, N), 7.0)
+    merge_split_rows_kernel[(programs, groups, block // 16)](
+        ws_o, ws_lse, sched, sched, o, lse, *o.stride(), H, N, D, layout.num_q_blocks, 1,
+        programs * chunks, chunks, group0, LAYOUT_BLOCK=block, BLOCK_M=16, BLOCK_D=D,
+        CHUNKED=True)
+    rows = sched[:, 0].long()
+    lse_c = ws_lse.view(groups, programs, chunks, block)
+    o_c = ws_o.view(groups, programs, chunks, block, D)
+    merged_lse = torch.logsumexp(lse_c * math.log(2), 2) / math.log(2)
+    weights = torch.exp2(lse_c - merged_lse[:, :, None])
+    want_o = torch.full_like(o, 7.0).view(B * H, N // block, block, D)
+    want_lse = torch.full_like(lse, 7.0).view(B * H, N // block, block)
+    want_o[group0:, rows] = (weights[..., None] * o_c).sum(2)
+    want_lse[group0:, rows] = merged_lse
+    torch.testing.assert_close(o, want_o.view(B, H, N, D))
+    torch.testing.assert_close(lse, want_lse.view(B, H, N))
+
+
+def test_forward_fill_plan_gates(monkeypatch):
+    """The persistent forward's plan: equal rows only, one item at a time on each SM's
+    program, nothing with ``FILL_LAST_WAVE`` off or with ``MAX_PROGRAMS`` set (tests')."""
+    from sparseflash.kernels import hopper_pingpong
+
+    class Props:
+        multi_processor_count = 132
+
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device: Props)
+    q = torch.empty(1, 16, 16384, 128)
+    assert hopper_pingpong.fill_plan(q, 128, 16, 128, 128) == (15, 3)
+    assert hopper_pingpong.fill_plan(q, 128, 16, 128, 0) == (16, 1)
+    monkeypatch.setattr(hopper_pingpong, "MAX_PROGRAMS", 4)
+    assert hopper_pingpong.fill_plan(q, 128, 16, 128, 128) == (16, 1)
+    monkeypatch.setattr(hopper_pingpong, "MAX_PROGRAMS", None)
+    monkeypatch.setattr(hopper_pingpong, "FILL_LAST_WAVE", False)
+    assert hopper_pingpong.fill_plan(q, 128, 16, 128, 128) == (16, 1)

@@ -779,6 +779,45 @@ def test_fused_backward_filling_its_last_wave_against_float64(case, chunked_grou
     assert calls and plans, "the fused backward did not run or did not plan a fill"
 
 
+# The persistent (ping-pong) forward filling its last wave (hopper_pingpong.FILL_LAST_WAVE):
+# the plan forced as above, the last two (batch, head) groups' work items, or all of them,
+# as three chunks each, merged afterwards. Dense (run walks) and causal (partial blocks,
+# chunks that walk nothing), D=64 on this kernel, GQA with a ragged key length and key
+# padding, dropout, and few programs (many items each, chunks handed over item after item).
+PINGPONG_FILL_CASES = [
+    (("dense", 2, 4, 4, 1024, 1024, 128, 128, False), 2, 0.0, None),
+    (("causal", 1, 4, 4, 1024, 1024, 128, 128, False), 4, 0.0, None),
+    (("dense", 1, 4, 4, 1024, 1024, 64, 128, False), 2, 0.0, None),
+    (("dense", 1, 4, 2, 1024, 2000, 128, 128, "holes"), 2, 0.0, None),
+    (("dense", 2, 4, 4, 1024, 1024, 128, 128, False), 2, 0.1, None),
+    (("causal", 2, 4, 4, 1024, 1024, 128, 128, False), 4, 0.0, 3),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("case,chunked_groups,p,programs", PINGPONG_FILL_CASES,
+                         ids=[f"{case_id(c)}-last{g}-p{p}" + (f"-{n}programs" if n else "")
+                              for c, g, p, n in PINGPONG_FILL_CASES])
+def test_pingpong_forward_filling_its_last_wave_against_float64(case, chunked_groups, p,
+                                                                programs, dtype,
+                                                                monkeypatch):
+    from sparseflash.kernels import hopper_pingpong
+    calls = _watch_gluon_kernel(hopper_pingpong, "bind_forward", "the ping-pong forward",
+                                monkeypatch)
+    plans = []  # (conftest.py clears the launch plans: this test's are made afresh)
+
+    def forced(q, programs, groups, *rest):
+        plans.append((max(groups - chunked_groups, 0), 3))
+        return plans[-1]
+
+    monkeypatch.setattr(hopper_pingpong, "fill_plan", forced)
+    monkeypatch.setattr(hopper_pingpong, "MAX_PROGRAMS", programs)
+    monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
+    monkeypatch.setenv("SPARSEFLASH_PINGPONG", "1")
+    _check_against_float64(case, dtype, dropout_p=p)
+    assert calls and plans, "the ping-pong forward did not run or did not plan a fill"
+
+
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_fused_backward_dq_cast_rounds_as_torch(dtype):
     """The fused backward's cast of the float32 dQ sum (``hopper_fused.dq_cast_kernel``)

@@ -72,10 +72,10 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False):
 
 
 def _compile_pingpong(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False,
-                      dropout=False):
+                      dropout=False, fill=False):
     """triton.compile of the ping-pong forward for sm_90, as ``hopper_pingpong.bind_forward``
     launches it (with its register cap and, with dropout at D=128, one Q buffer a warp
-    group)."""
+    group; with ``fill``, its items numbered to fill the last wave)."""
     p = hopper_pingpong
     kernel = p.pingpong_forward_kernel
     sig = {name: "constexpr" for name in kernel.arg_names}
@@ -90,12 +90,13 @@ def _compile_pingpong(d, row_runs, has_partial, dtype=torch.bfloat16, padded=Fal
                qk_scale="fp32", drop_scale="fp32")
     for name in ("stride_ob", "stride_oh", "stride_on", "H", "H_KV", "N", "Nk",
                  "NUM_Q_BLOCKS", "LAYOUT_HEADS", "WS_SLOTS", "ITEMS_PER_GROUP", "ITEMS",
-                 "stride_kpm_b", "stride_lim_b", "keep_threshold"):
+                 "FILL_FROM", "CHUNKS", "stride_kpm_b", "stride_lim_b", "keep_threshold"):
         sig[name] = "i32"
     q_bufs = 1 if dropout and d == 128 else p.Q_BUFS
     consts = dict(LAYOUT_BLOCK=128, K_STAGES=p.K_STAGES, V_STAGES=p.V_STAGES, Q_BUFS=q_bufs,
                   ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=padded,
-                  HAS_DROPOUT=dropout, TMA_STORE=hopper.TMA_STORE, num_warps=p.NUM_WARPS)
+                  HAS_DROPOUT=dropout, TMA_STORE=hopper.TMA_STORE, FILL=fill,
+                  num_warps=p.NUM_WARPS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return triton.compile(GluonASTSource(kernel, sig, consts),
@@ -225,7 +226,7 @@ def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
         compiled = _compile(d, flag_a, flag_b, dtype, padded)
     elif kind == "pingpong":
         compiled = _compile_pingpong(d, flag_a, flag_b, dtype, padded in (True, "both"),
-                                     padded in ("dropout", "both"))
+                                     padded in ("dropout", "both"), padded == "fill")
     elif kind == "dkdv":
         compiled = _compile_dkdv(d, flag_b, dtype)
     elif kind == "keep":
@@ -305,6 +306,9 @@ JOBS += [("pingpong", 128, True, False, BF16, "dropout"),
          ("pingpong", 128, True, True, FP16, "dropout"),
          ("pingpong", 64, True, False, BF16, "dropout"),
          ("pingpong", 64, False, True, BF16, "both")]
+# ... and with its items numbered to fill the last wave (hopper_pingpong.FILL_LAST_WAVE):
+# run walks (dense) at D=128.
+JOBS += [("pingpong", 128, True, False, BF16, "fill")]
 # The dropout draws' test kernel, on the fused backward's two query tile widths, and in
 # the ping-pong forward's orientation (64 queries by 128 keys, queries as rows).
 JOBS += [("keep", 64, False, False, BF16, False), ("keep", 128, False, False, BF16, False),
@@ -356,6 +360,9 @@ def test_pingpong_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, 
     assert rec["shared"] + SM90_RESERVED_BYTES <= 228 * 1024
     counts = {int(n) for _, n in rec["setmaxnreg"]}
     assert {240, 24} <= counts and max(counts) <= 256, rec["setmaxnreg"]
+    if padded == "fill":  # the loader's arithmetic only: the consumers spill no more
+        plain = compiled[("pingpong", d, row_runs, has_partial, str(dtype), False)]
+        assert (rec["spill_bytes"] or 0) <= (plain["spill_bytes"] or 0), rec["spill_bytes"]
 
 
 @pytest.mark.parametrize("d, has_partial, dtype", DKDV_JOBS)

@@ -11,7 +11,8 @@ log-sum-exp ``log2(sum(2^(s * scale * log2(e))))`` = natural lse * log2(e).
 import triton
 import triton.language as tl
 
-from .common import (ENTRY_FULL_START, ENTRY_PARTIAL_START, ENTRY_SLOT, block_at,
+from .common import (ENTRY_FIELDS, ENTRY_FULL_START, ENTRY_PARTIAL_START, ENTRY_ROW,
+                     ENTRY_SLOT, block_at,
                      consecutive_run, dropout_keep, dropout_seed, head_dim_mask,
                      key_bound_mask, listed_stretch, mma, scheduled_program, tile_mask,
                      walk_ends)
@@ -181,23 +182,32 @@ def attention_forward_kernel(
 def merge_split_rows_kernel(
         WS_O, WS_LSE, SPLIT_SLOTS, SPLIT_ROWS, O, LSE,
         stride_ob, stride_oh, stride_on, stride_od,
-        H, N, D, NUM_Q_BLOCKS, LAYOUT_HEADS, NUM_SLOTS, MAX_CHUNKS,
-        LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr):
+        H, N, D, NUM_Q_BLOCKS, LAYOUT_HEADS, NUM_SLOTS, MAX_CHUNKS, GROUP0,
+        LAYOUT_BLOCK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr,
+        CHUNKED: tl.constexpr = False):
     """Combine the chunks of one split row: program (split row, (batch, head repeat), tile).
 
     Each chunk left its normalised output and base-2 lse in the workspace ``(G, NUM_SLOTS,
     LAYOUT_BLOCK, D)``; the row's result weighs them by ``2^(lse_chunk - lse_row)``, the
     same rescaling the online softmax does between tiles. Padding slots (= NUM_SLOTS) are
     masked out.
+
+    ``CHUNKED`` (the persistent forward's chunked rows, ``hopper_pingpong.FILL_LAST_WAVE``):
+    every schedule entry is split into ``MAX_CHUNKS`` chunks in slots ``u * MAX_CHUNKS``
+    on, ``SPLIT_ROWS`` is the row schedule (its entries' rows are read), ``SPLIT_SLOTS`` is
+    not read, and the grid's groups are the (batch, head repeat) groups from ``GROUP0`` on.
     """
     u = tl.program_id(0)
     g = tl.program_id(1)
-    row = tl.load(SPLIT_ROWS + u)
+    if CHUNKED:
+        row = tl.load(SPLIT_ROWS + u * ENTRY_FIELDS + ENTRY_ROW)
+    else:
+        row = tl.load(SPLIT_ROWS + u)
     h_layout = row // NUM_Q_BLOCKS
     q_block = row % NUM_Q_BLOCKS
     rep = H // LAYOUT_HEADS
-    b = g // rep
-    h = h_layout * rep + g % rep
+    b = (GROUP0 + g) // rep
+    h = h_layout * rep + (GROUP0 + g) % rep
     offs_r = tl.program_id(2) * BLOCK_M + tl.arange(0, BLOCK_M)  # row within the block
     offs_m = q_block * LAYOUT_BLOCK + offs_r
     offs_d = tl.arange(0, BLOCK_D)
@@ -209,7 +219,10 @@ def merge_split_rows_kernel(
     acc = tl.zeros((BLOCK_M, BLOCK_D), tl.float32)
     # Pipelined (the slot's load and the chunk's, two ahead), as sum_split_rows_kernel.
     for c in tl.range(0, MAX_CHUNKS, num_stages=3):
-        slot = tl.load(SPLIT_SLOTS + u * MAX_CHUNKS + c)
+        if CHUNKED:
+            slot = u * MAX_CHUNKS + c
+        else:
+            slot = tl.load(SPLIT_SLOTS + u * MAX_CHUNKS + c)
         # A padding slot reads nothing: its rows count as past the end.
         ok = offs_m < tl.where(slot < NUM_SLOTS, N, 0)
         ws = (g.to(tl.int64) * NUM_SLOTS + slot) * LAYOUT_BLOCK + offs_r

@@ -119,14 +119,50 @@ if AVAILABLE:
         return full_start, n_full, part_start, n_tiles
 
     @gluon.jit
+    def fill_item(item, X, FILL_FROM, CHUNKS):
+        """-> (program within its group (schedule entry * tiles + tile), group, chunk,
+        chunks) of work item ``item`` of a grid that fills its last wave
+        (``schedule.fill_last_wave``): the ``FILL_FROM * X`` whole items of groups 0 ..
+        FILL_FROM - 1, group after group (the order of an (X, groups) grid), then each
+        later group's ``X`` items as ``CHUNKS`` chunks each, chunk 0 of all of them first.
+        The fused backward's programs (``hopper_fused``) and the persistent forward's
+        items (``hopper_pingpong``) are numbered so."""
+        fill = (item >= FILL_FROM * X).to(gl.int32)
+        chunks = 1 + fill * (CHUNKS - 1)
+        t = item - fill * FILL_FROM * X
+        per = X * chunks
+        r = t % per
+        return r % X, fill * FILL_FROM + t // per, r // X, chunks
+
+    @gluon.jit
+    def chunk_walk(full_start, n_full, part_start, n_tiles, chunk, chunks,
+                   SUB: gl.constexpr):
+        """The stretch of a walk (:func:`_walk`'s four values, in tiles of ``1 / SUB``
+        layout block) that chunk ``chunk`` of ``chunks`` takes: its blocks
+        ``[chunk * n // chunks, (chunk + 1) * n // chunks)`` of the walk's ``n``, full
+        ones first, as ``schedule.build_schedule`` cuts a split row."""
+        full_blocks = n_full // SUB
+        lo = chunk * (n_tiles // SUB) // chunks
+        hi = (chunk + 1) * (n_tiles // SUB) // chunks
+        lo_full = gl.minimum(lo, full_blocks)
+        hi_full = gl.minimum(hi, full_blocks)
+        return (full_start + lo_full, (hi_full - lo_full) * SUB, part_start + lo - lo_full,
+                (hi - lo) * SUB)
+
+    @gluon.jit
     def _row_walk(entry, b, KV_LIMITS, stride_lim_b, LAYOUT_BLOCK: gl.constexpr,
-                  TILE: gl.constexpr, HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr):
-        """:func:`_walk` of a query row's schedule entry for sequence ``b``; with
+                  TILE: gl.constexpr, HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
+                  chunk=0, chunks=1, CHUNKED: gl.constexpr = False):
+        """:func:`_walk` of a query row's schedule entry for sequence ``b`` (with
+        ``CHUNKED``, of its chunk ``chunk`` of ``chunks``: :func:`chunk_walk`); with
         ``HAS_PADDING`` its counts of full tiles and of all tiles cut where ``KV_LIMITS``
         (``Layout.padding_limits``) says the lists' blocks hold nothing but padding, as the
         Triton kernels' ``walk_ends`` cuts them."""
         full_start, n_full, part_start, n_tiles = _walk(entry, LAYOUT_BLOCK, TILE,
                                                         HAS_PARTIAL)
+        if CHUNKED:
+            full_start, n_full, part_start, n_tiles = chunk_walk(
+                full_start, n_full, part_start, n_tiles, chunk, chunks, LAYOUT_BLOCK // TILE)
         if HAS_PADDING:
             SUB: gl.constexpr = LAYOUT_BLOCK // TILE
             limits = KV_LIMITS + b * stride_lim_b + 1 + 2 * gl.load(entry + ENTRY_ROW)
@@ -622,16 +658,19 @@ if AVAILABLE:
 
 
 class BoundForward(NamedTuple):
-    """A bound Gluon forward: the launch, the rows of its q and o descriptors' tiles, and
-    whether it takes a work-item counter (``hopper_pingpong``'s persistent programs)."""
+    """A bound Gluon forward: the launch, the rows of its q and o descriptors' tiles,
+    whether it takes a work-item counter (``hopper_pingpong``'s persistent programs), and
+    that kernel's ``(fill_from, chunks)`` (``hopper_pingpong.fill_plan``; chunks 1: none)."""
     launch: "fastlaunch.Launch"
     q_rows: int
     counter: bool = False
+    fill: tuple = (0, 1)
 
 
 def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
                  row_runs, has_partial, has_padding=False, stride_kpm_b=0,
-                 stride_lim_b=0, has_dropout=False, row_blocks=0) -> BoundForward:
+                 stride_lim_b=0, has_dropout=False, row_blocks=0,
+                 uniform_blocks=0) -> BoundForward:
     """The Gluon forward bound to these shapes, on ``programs`` schedule entries
     (``launch.forward`` checked :func:`usable` and keeps the result for calls of the same
     shapes), for key padding with the batch strides of its mask and walk limits, and for
@@ -639,7 +678,9 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
     (D=128 by default, and D=64 layouts with partial blocks whose rows, ``row_blocks``
     layout blocks on average, reach ``hopper_pingpong.D64_MASKED_ROW_KEYS`` keys; with
     dropout, wherever :func:`usable` let the call through) that is its warp-specialised
-    kernel, elsewhere :func:`hopper_forward_kernel`."""
+    kernel, which may take the last groups' items in chunks where the layout's rows are
+    all ``uniform_blocks`` long (``hopper_pingpong.fill_plan``; a layout with split rows
+    passes 0), elsewhere :func:`hopper_forward_kernel`."""
     from . import hopper_pingpong  # (it imports this module)
 
     B, H, N, D = q.shape
@@ -647,8 +688,10 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
             row_runs, has_partial, has_padding, stride_kpm_b, stride_lim_b)
     masked_row_keys = row_blocks * layout_block if has_partial else 0
     if hopper_pingpong.chosen(D, dropout=has_dropout, masked_row_keys=masked_row_keys):
-        return BoundForward(hopper_pingpong.bind_forward(*args, has_dropout=has_dropout),
-                            hopper_pingpong.BLOCK_M, True)
+        fill = hopper_pingpong.fill_plan(q, programs, groups, layout_block, uniform_blocks)
+        return BoundForward(hopper_pingpong.bind_forward(*args, has_dropout=has_dropout,
+                                                         fill=fill),
+                            hopper_pingpong.BLOCK_M, True, fill)
     H_kv, Nk = k.shape[1], k.shape[2]
     launch = _KERNEL.bind(
         (programs * (layout_block // BLOCK_M), groups), (q.dtype,),

@@ -316,19 +316,10 @@ if AVAILABLE:
 
     @gluon.jit
     def _program(X, FILL_FROM, CHUNKS):
-        """-> (column program (schedule entry * key tiles + key tile), kv group (batch, kv
-        head repeat), chunk, chunks) of this program of a kernel launched with ``FILL``
-        (:data:`FILL_LAST_WAVE`) on a 1-D grid: the ``FILL_FROM * X`` whole column
-        programs of groups 0 .. FILL_FROM - 1, group after group (the order in which an
-        (X, groups) grid runs them), then each later group's ``X`` programs as ``CHUNKS``
-        chunks each, chunk 0 of all of them first."""
-        pid = gl.program_id(0)
-        fill = (pid >= FILL_FROM * X).to(gl.int32)
-        chunks = 1 + fill * (CHUNKS - 1)
-        t = pid - fill * FILL_FROM * X
-        per = X * chunks
-        r = t % per
-        return r % X, fill * FILL_FROM + t // per, r // X, chunks
+        """``hopper.fill_item`` of this program of a kernel launched with ``FILL``
+        (:data:`FILL_LAST_WAVE`) on a 1-D grid: (column program (schedule entry * key tiles
+        + key tile), kv group (batch, kv head repeat), chunk, chunks)."""
+        return hopper.fill_item(gl.program_id(0), X, FILL_FROM, CHUNKS)
 
     @gluon.jit
     def _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, X, FILL_FROM, CHUNKS,
@@ -339,9 +330,7 @@ if AVAILABLE:
         key block and first key row; where its stretch of the column's full and partial
         block lists starts, its number of full tiles and of all tiles, the walk's length
         over the GQA group's heads, and the group's first query row (in the (B*H*N, D)
-        view). A chunk ``c`` of ``chunks`` takes the column's blocks
-        ``[c * n // chunks, (c + 1) * n // chunks)`` of its ``n``, full ones first, as
-        ``schedule.build_schedule`` cuts a split column."""
+        view). A chunk takes its stretch of the column (``hopper.chunk_walk``)."""
         if not FILL:
             return hopper_backward._column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS,
                                            GROUP, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, HAS_PARTIAL)
@@ -350,16 +339,11 @@ if AVAILABLE:
                                                         SCHED_HEADS, LAYOUT_BLOCK, BLOCK_N)
         full_start, n_full, part_start, n_col = hopper._walk(entry, LAYOUT_BLOCK, BLOCK_M,
                                                              HAS_PARTIAL)
-        SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
-        full_blocks = n_full // SUB
-        lo = chunk * (n_col // SUB) // chunks
-        hi = (chunk + 1) * (n_col // SUB) // chunks
-        lo_full = gl.minimum(lo, full_blocks)
-        hi_full = gl.minimum(hi, full_blocks)
-        n_col = (hi - lo) * SUB
+        full_start, n_full, part_start, n_col = hopper.chunk_walk(
+            full_start, n_full, part_start, n_col, chunk, chunks, LAYOUT_BLOCK // BLOCK_M)
         q_row0 = (b * H + kv_h * GROUP) * N
-        return (entry, b, kv_h, kb, start_n, full_start + lo_full, part_start + lo - lo_full,
-                (hi_full - lo_full) * SUB, n_col, GROUP * n_col, q_row0)
+        return (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col,
+                GROUP * n_col, q_row0)
 
     @gluon.jit
     def _store_coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS, X, FILL_FROM, CHUNKS,
@@ -1015,7 +999,7 @@ def fill_plan(q: torch.Tensor, programs: int, kv_groups: int, layout_block: int,
               uniform_blocks: int, has_partial: bool, has_dropout: bool) -> tuple:
     """-> ``(fill_from, chunks)`` for :func:`bind`: ``schedule.fill_last_wave`` of the
     kernel's grid (``programs`` column schedule entries, each of ``uniform_blocks``
-    blocks (``Layout.uniform_columns``), for each of ``kv_groups`` groups) on q's GPU,
+    blocks (``Layout.uniform_blocks``), for each of ``kv_groups`` groups) on q's GPU,
     whose SMs each run one program of the 128-key tiles; ``(kv_groups, 1)`` (no chunks)
     with :data:`FILL_LAST_WAVE` off, for columns of unequal length (``uniform_blocks``
     0) and for the 64-key tiles (two programs an SM, not modelled)."""

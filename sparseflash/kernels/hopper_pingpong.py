@@ -82,6 +82,7 @@ import os
 
 import torch
 
+from ..layout import schedule
 from . import fastlaunch, hopper, hopper_dropout
 from .common import ENTRY_SLOT
 
@@ -102,6 +103,12 @@ MAXNREG = 168
 #: Where not None, at most this many programs (tests: many work items a program on small
 #: inputs); else one an SM.
 MAX_PROGRAMS = None
+#: Whether equal items fill the last wave of the programs' work: where :func:`fill_plan`
+#: finds it worth it, the last (batch, head) groups' items run as chunks after every whole
+#: item, each chunk's output and LSE going to the workspace that ``launch.forward``
+#: merges (``forward.merge_split_rows_kernel``, ``CHUNKED``), as the fused backward fills
+#: its own (``hopper_fused.FILL_LAST_WAVE``).
+FILL_LAST_WAVE = True
 #: Head dims at which calls with dropout run this kernel (with ``SPARSEFLASH_PINGPONG``
 #: ``auto``), whichever kernel runs the calls without: the Triton forward elsewhere.
 DROPOUT_HEAD_DIMS = (64, 128)
@@ -120,7 +127,7 @@ if AVAILABLE:
     from triton.experimental.gluon.language.nvidia.hopper import (mbarrier, warpgroup_mma,
                                                                   warpgroup_mma_wait)
 
-    from .hopper import (_coords_at, _issue_kv_at, _padding, _partial_mask,
+    from .hopper import (_coords_at, _issue_kv_at, _padding, _partial_mask, fill_item,
                          _row_walk, _run_offset, _softmax_step, _tile_keys, finish_rows,
                          mask_padding, store_rows, sync_partition, tma, tma_load)
 
@@ -183,15 +190,21 @@ if AVAILABLE:
     def _loader(q_desc, k_desc, v_desc, q_smem, k_smem, v_smem, q_ready, q_empty, item_smem,
                 k_ready, v_ready, k_empty, v_empty, FULL_IDX, PART_IDX, SCHED, KV_LIMITS,
                 COUNTER, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, ITEMS_PER_GROUP, ITEMS,
-                stride_lim_b, LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr,
-                HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr):
+                FILL_FROM, CHUNKS, stride_lim_b, LAYOUT_BLOCK: gl.constexpr,
+                ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
+                FILL: gl.constexpr):
         """One warp: takes the program's work items from ``COUNTER`` one by one, and for
         each, its first K/V tile into the ring (a slot both warp groups released), its two
         Q tiles with the item's number, coordinates and walk (:func:`_hand_over_walk`;
         the buffers each warp group released after its O store), then the rest of its K/V
         tiles. The slots free up at the previous item's last ``P V``, the Q buffers only
         after its stores, so the next item's first keys load while the warp groups finish.
-        Past the last item, the number ``ITEMS`` tells the warp groups to stop."""
+        Past the last item, the number ``ITEMS`` tells the warp groups to stop. With
+        ``FILL`` the items are numbered as ``hopper.fill_item`` numbers them (the groups
+        from ``FILL_FROM`` on in ``CHUNKS`` chunks an item, :data:`FILL_LAST_WAVE`), and a
+        chunk's result goes to the workspace: slot ``entry * CHUNKS + chunk`` of group
+        ``group - FILL_FROM``, handed to the warp groups as the item's split slot and
+        group."""
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
         BLOCK_N: gl.constexpr = k_desc.block_type.shape[0]
         Q_BUFS: gl.constexpr = q_smem.shape[0] // 2  # a warp group's Q buffers
@@ -200,14 +213,27 @@ if AVAILABLE:
         done = 0  # work items finished
         item = gl.atomic_add(COUNTER, 1)
         while item < ITEMS:
-            pid_g = item // ITEMS_PER_GROUP
+            if FILL:
+                in_group, pid_g, chunk, chunks = fill_item(item, ITEMS_PER_GROUP, FILL_FROM,
+                                                           CHUNKS)
+            else:
+                in_group = item % ITEMS_PER_GROUP
+                pid_g = item // ITEMS_PER_GROUP
+                chunk = 0
+                chunks = 1
             entry, b, h, q_block, q_start = _coords_at(
-                item % ITEMS_PER_GROUP, pid_g, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
-                LAYOUT_BLOCK, 2 * BLOCK_M)
+                in_group, pid_g, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS, LAYOUT_BLOCK,
+                2 * BLOCK_M)
             full_start, n_full, part_start, n_tiles = _row_walk(
                 entry, b, KV_LIMITS, stride_lim_b, LAYOUT_BLOCK, BLOCK_N, HAS_PARTIAL,
-                HAS_PADDING)
+                HAS_PADDING, chunk, chunks, FILL)
             split_slot = gl.load(entry + ENTRY_SLOT)
+            if FILL:  # a chunk's slot and group in the workspace
+                chunked = (chunks > 1).to(gl.int32)
+                TILES: gl.constexpr = LAYOUT_BLOCK // (2 * BLOCK_M)
+                split_slot = chunked * ((in_group // TILES) * chunks + chunk) \
+                    + (1 - chunked) * split_slot
+                pid_g -= chunked * FILL_FROM
             k_row0 = (b * H_KV + h // (H // H_KV)) * Nk
             run_offset = _run_offset(FULL_IDX, full_start, n_full, LAYOUT_BLOCK, ROW_RUNS)
             first = gl.minimum(n_tiles, 1)
@@ -509,11 +535,11 @@ if AVAILABLE:
             O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, KPM, KV_LIMITS,
             COUNTER, SEED, q_desc, k_desc, v_desc, o_desc, qk_scale, keep_threshold,
             drop_scale, stride_ob, stride_oh, stride_on, H, H_KV, N, Nk, NUM_Q_BLOCKS,
-            LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS, stride_kpm_b, stride_lim_b,
-            LAYOUT_BLOCK: gl.constexpr, K_STAGES: gl.constexpr, V_STAGES: gl.constexpr,
-            Q_BUFS: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
-            HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
-            num_warps: gl.constexpr):
+            LAYOUT_HEADS, WS_SLOTS, ITEMS_PER_GROUP, ITEMS, FILL_FROM, CHUNKS, stride_kpm_b,
+            stride_lim_b, LAYOUT_BLOCK: gl.constexpr, K_STAGES: gl.constexpr,
+            V_STAGES: gl.constexpr, Q_BUFS: gl.constexpr, ROW_RUNS: gl.constexpr,
+            HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr,
+            TMA_STORE: gl.constexpr, FILL: gl.constexpr, num_warps: gl.constexpr):
         """``ITEMS`` work items, (schedule entry, 128-row query tile) x (batch, head
         repeat), on however many programs the grid has: item ``g * ITEMS_PER_GROUP + i``
         is what ``hopper.hopper_forward_kernel`` does as program (i, g), and each program
@@ -527,7 +553,9 @@ if AVAILABLE:
         as that kernel takes it. With ``HAS_DROPOUT``: ``SEED`` ((1,) int64), the 16-bit
         draw a kept score reaches (``keep_threshold``) and 1 / (1 - p) (``drop_scale``),
         the scores dropped as ``forward.attention_forward_kernel`` drops them; without, a
-        placeholder tensor and any two numbers (never read)."""
+        placeholder tensor and any two numbers (never read). With ``FILL`` the groups from
+        ``FILL_FROM`` on run their items in ``CHUNKS`` chunks after every whole item
+        (:data:`FILL_LAST_WAVE`; the loader's)."""
         dtype: gl.constexpr = q_desc.dtype
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
         D: gl.constexpr = q_desc.block_type.shape[1]
@@ -587,7 +615,8 @@ if AVAILABLE:
             (_loader, (q_desc, k_desc, v_desc, q_smem, k_smem, v_smem, q_ready, q_empty, item_smem,
                        k_ready, v_ready, k_empty, v_empty, FULL_IDX, PART_IDX, SCHED, KV_LIMITS,
                        COUNTER, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, ITEMS_PER_GROUP,
-                       ITEMS, stride_lim_b, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, HAS_PADDING)),
+                       ITEMS, FILL_FROM, CHUNKS, stride_lim_b, LAYOUT_BLOCK, ROW_RUNS,
+                       HAS_PARTIAL, HAS_PADDING, FILL)),
         ], [4, 1], [240, 24])
 
 
@@ -619,34 +648,56 @@ def chosen(head_dim: int, dropout: bool = False, masked_row_keys: int = 0) -> bo
     return head_dim == 128 or (head_dim == 64 and masked_row_keys >= D64_MASKED_ROW_KEYS)
 
 
+def fill_plan(q: torch.Tensor, programs: int, groups: int, layout_block: int,
+              uniform_blocks: int) -> tuple:
+    """-> ``(fill_from, chunks)`` for :func:`bind_forward`: ``schedule.fill_last_wave`` of
+    its work items (``programs`` schedule entries of ``layout_block // 128`` items, each
+    walking ``uniform_blocks`` blocks (``Layout.uniform_blocks``), for each of
+    ``groups``) on the persistent programs, one an SM, each running one item at a time;
+    ``(groups, 1)`` (no chunks) with :data:`FILL_LAST_WAVE` off, for rows of unequal
+    length (``uniform_blocks`` 0) and with :data:`MAX_PROGRAMS` set."""
+    if not FILL_LAST_WAVE or uniform_blocks == 0 or MAX_PROGRAMS is not None:
+        return groups, 1
+    sms = torch.cuda.get_device_properties(q.device).multi_processor_count
+    return schedule.fill_last_wave(groups, programs * (layout_block // (2 * BLOCK_M)),
+                                   uniform_blocks * (layout_block // BLOCK_N), sms)
+
+
 if AVAILABLE:
     _KERNEL = fastlaunch.Kernel(pingpong_forward_kernel)
 
 
 def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
                  row_runs, has_partial, has_padding=False, stride_kpm_b=0, stride_lim_b=0,
-                 has_dropout=False) -> "fastlaunch.Launch":
+                 has_dropout=False, fill=None) -> "fastlaunch.Launch":
     """:func:`pingpong_forward_kernel` bound as ``hopper.bind_forward`` binds its kernel
     (which calls this one where :func:`chosen`): ``programs`` schedule entries of
     ``layout_block // 128`` work items each, for each of ``groups``, on one program an SM
     (at most :data:`MAX_PROGRAMS`), for calls with dropout or without. Its tensors end
     with the item counter (one int32, zeroed for every launch) and the dropout seed (or a
-    placeholder), its scalars with the keep threshold and 1 / (1 - p)."""
+    placeholder), its scalars with the keep threshold and 1 / (1 - p). ``fill``
+    (:func:`fill_plan`; None: none) runs the groups from ``fill_from`` on in ``chunks``
+    chunks an item, their results in ``programs * chunks`` workspace slots a group, for
+    ``groups - fill_from`` groups, in place of ``ws_slots``."""
     B, H, N, D = q.shape
     # The draws' buffers (32 KB) take the place of each warp group's second Q buffer at
     # D=128, where shared memory is full; at D=64 there is room for both.
     q_bufs = 1 if has_dropout and D == 128 else Q_BUFS
     H_kv, Nk = k.shape[1], k.shape[2]
     per_group = programs * (layout_block // (2 * BLOCK_M))
-    items = per_group * groups
+    fill_from, chunks = fill if fill is not None else (groups, 1)
+    if chunks > 1:
+        ws_slots = programs * chunks
+    items = per_group * fill_from + per_group * chunks * (groups - fill_from)
     grid = min(items, torch.cuda.get_device_properties(q.device).multi_processor_count)
     if MAX_PROGRAMS is not None:
         grid = min(grid, MAX_PROGRAMS)
     return _KERNEL.bind(
         (grid,), (q.dtype,),
         (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots, per_group,
-         items, stride_kpm_b, stride_lim_b),
+         items, fill_from, chunks, stride_kpm_b, stride_lim_b),
         LAYOUT_BLOCK=layout_block, K_STAGES=K_STAGES, V_STAGES=V_STAGES, Q_BUFS=q_bufs,
         ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
-        HAS_DROPOUT=has_dropout, TMA_STORE=hopper.TMA_STORE, num_warps=NUM_WARPS,
+        HAS_DROPOUT=has_dropout, TMA_STORE=hopper.TMA_STORE, FILL=chunks > 1,
+        num_warps=NUM_WARPS,
         maxnreg=MAXNREG)

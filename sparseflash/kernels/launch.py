@@ -163,6 +163,7 @@ class LayoutMeta:
     has_partial: int    # 1: some block has an element mask (causal diagonal, ragged end)
     row_stretch: int    # most full blocks one forward program walks (longest_stretch)
     col_uniform: int    # blocks of every column if all have as many, none split, else 0
+    row_uniform: int    # the same of the rows (Layout.uniform_blocks)
 
     @classmethod
     def of(cls, layout) -> "LayoutMeta":
@@ -339,6 +340,25 @@ class _ForwardPlan:
     use_tma: bool                # the Triton forward builds descriptors in the kernel
     merge: Optional[Launch]      # merge_split_rows_kernel, where rows are split
     workspace: Optional[tuple]   # (groups, slots, block, D) float32, where rows are split
+    chunked: bool                # the merge takes the persistent kernel's chunked rows
+
+
+def _bind_merge(o: torch.Tensor, meta: LayoutMeta, split_rows: int, groups: int,
+                num_slots: int, split_width: int, group0: int = 0,
+                chunked: bool = False) -> Launch:
+    """merge_split_rows_kernel bound for ``split_rows`` split rows of at most
+    ``split_width`` chunks in ``num_slots`` workspace slots a group, for ``groups``
+    (batch, head repeat) groups from ``group0`` on; ``chunked``: the persistent forward's
+    chunked rows (``split_rows`` schedule entries of ``split_width`` chunks, slots in
+    order). One launch for every split row: the merge is a handful of microseconds of GPU
+    work, and a chain of small torch ops would cost more in launches than the split
+    saves."""
+    B, H, N, D = o.shape
+    block_m = min(meta.block, SPLIT_TILE_ROWS)
+    return _merge.bind(
+        (split_rows, groups, meta.block // block_m), (),
+        (*o.stride(), H, N, D, meta.num_q_blocks, meta.heads, num_slots, split_width, group0),
+        LAYOUT_BLOCK=meta.block, BLOCK_M=block_m, BLOCK_D=head_dim_tile(D), CHUNKED=chunked)
 
 
 def _forward_plan(q, k, v, o, meta: LayoutMeta, has_padding: bool, s_kpm: int, s_lim: int,
@@ -349,21 +369,22 @@ def _forward_plan(q, k, v, o, meta: LayoutMeta, has_padding: bool, s_kpm: int, s
     merge = workspace = None
     if meta.kv_slots:
         workspace = (groups, meta.kv_slots, meta.block, D)
-        # One launch for every split row: the merge is a handful of microseconds of GPU
-        # work, and a chain of small torch ops would cost more in launches than the split
-        # saves.
-        block_m = min(meta.block, SPLIT_TILE_ROWS)
-        merge = _merge.bind(
-            (meta.kv_split_rows, groups, meta.block // block_m), (),
-            (*o.stride(), H, N, D, meta.num_q_blocks, meta.heads, meta.kv_slots, split_width),
-            LAYOUT_BLOCK=meta.block, BLOCK_M=block_m, BLOCK_D=head_dim_tile(D))
+        merge = _bind_merge(o, meta, meta.kv_split_rows, groups, meta.kv_slots, split_width)
     if hopper.usable(q, k, v, meta.block, dropout_p, has_padding,  # sm_90
                      bool(meta.has_partial)):
+        # Rows all as long (and none split): the persistent kernel may chunk the last
+        # groups' items to fill its last wave.
         main = hopper.bind_forward(q, k, o, meta.kv_programs, groups, meta.num_q_blocks,
                                    meta.heads, meta.kv_slots, meta.block, bool(meta.row_runs),
                                    bool(meta.has_partial), has_padding, s_kpm, s_lim,
-                                   dropout_p > 0, meta.row_blocks)
-        return _ForwardPlan(meta, main, True, False, merge, workspace)
+                                   dropout_p > 0, meta.row_blocks,
+                                   0 if meta.kv_slots else meta.row_uniform)
+        fill_from, chunks = main.fill
+        if chunks > 1:  # a slot a chunk of every row of the groups from fill_from on
+            workspace = (groups - fill_from, meta.kv_programs * chunks, meta.block, D)
+            merge = _bind_merge(o, meta, meta.kv_programs, groups - fill_from,
+                                meta.kv_programs * chunks, chunks, fill_from, chunked=True)
+        return _ForwardPlan(meta, main, True, False, merge, workspace, chunks > 1)
     block_d = head_dim_tile(D)
     row_class = length_class(meta.row_blocks)
     use_tma = _use_tma(row_class, k, v)
@@ -377,7 +398,7 @@ def _forward_plan(q, k, v, o, meta: LayoutMeta, has_padding: bool, s_kpm: int, s
         USE_TMA=use_tma, ROW_RUNS=bool(meta.row_runs), HAS_PARTIAL=bool(meta.has_partial),
         HAS_SPLITS=meta.kv_slots > 0,
         INDEX_REGS=0 if meta.row_runs else index_regs(meta.row_stretch))
-    return _ForwardPlan(meta, main, False, use_tma, merge, workspace)
+    return _ForwardPlan(meta, main, False, use_tma, merge, workspace, False)
 
 
 @_on_tensors_device
@@ -429,8 +450,10 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, tables: Sequence[
                    _seed_pointer(seed, dropout_p, tables)),
                   (scale * LOG2E, dropout_p, keep_threshold(dropout_p)))
     if plan.merge is not None:
-        # Combine the chunks of the split rows the forward left in the workspace.
-        plan.merge((ws_o, ws_lse, tables[11], tables[12], o, lse), ())
+        # Combine the chunks of the split rows the forward left in the workspace (chunked
+        # rows: the merge reads the row schedule's rows, their slots are in order).
+        plan.merge((ws_o, ws_lse, tables[11], tables[10] if plan.chunked else tables[12], o,
+                    lse), ())
     return o, lse
 
 

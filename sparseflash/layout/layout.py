@@ -294,12 +294,13 @@ class Layout:
             return 0
         return int((entries[:, FULL_END] - entries[:, FULL_START]).max())
 
-    def uniform_columns(self) -> int:
-        """The blocks (full and partial) of every column of the dK/dV column schedule where
-        all its columns have as many and none is split (dense, ``chunk``, ``strided``
-        layouts), else 0. The fused backward may then take some columns in chunks to fill
-        its last wave (``schedule.fill_last_wave``)."""
-        entries = self._build("q_schedule", cpu=True).long()
+    def uniform_blocks(self, axis: str = "q") -> int:
+        """The blocks (full and partial) of every entry of the ``q`` (dK/dV columns) or
+        ``kv`` (forward rows) schedule where all its entries have as many and none is
+        split (dense, ``chunk``, ``butterfly`` layouts), else 0. The fused backward and the
+        persistent forward may then take some of them in chunks to fill their last wave
+        (``schedule.fill_last_wave``)."""
+        entries = self._build(f"{axis}_schedule", cpu=True).long()
         if entries.numel() == 0 or bool((entries[:, SLOT] >= 0).any()):
             return 0
         counts = (entries[:, FULL_END] - entries[:, FULL_START]
@@ -333,8 +334,8 @@ class Layout:
         ``sparseflash.kernels.launch.LayoutMeta``: block, heads, nq, nk, the ``kv`` and ``q``
         :meth:`schedule_sizes`, the ``kv`` and ``q`` :meth:`mean_blocks`,
         :meth:`columns_are_runs`, :meth:`rows_are_runs`, whether any block is partial
-        (has an element mask), the ``kv`` :meth:`longest_stretch` and
-        :meth:`uniform_columns`. One place,
+        (has an element mask), the ``kv`` :meth:`longest_stretch` and the ``q`` and
+        ``kv`` :meth:`uniform_blocks`. One place,
         so the launcher and ``attention()`` (which must not import Triton) cannot
         disagree."""
         if self._kernel_meta is None:  # read on every attention() call: derive once
@@ -394,7 +395,8 @@ class Layout:
                 *self.schedule_sizes("kv"), *self.schedule_sizes("q"),
                 self.mean_blocks("kv"), self.mean_blocks("q"), int(self.columns_are_runs()),
                 int(self.rows_are_runs()), int(self.partial_keys.numel() > 0),
-                self.longest_stretch("kv"), self.uniform_columns())
+                self.longest_stretch("kv"), self.uniform_blocks("q"),
+                self.uniform_blocks("kv"))
         if self._row_keys is None:  # device copies for padding_limits
             rows = self.num_heads * self.num_q_blocks
             self._row_keys = (self.full_keys.to(self.device), self.partial_keys.to(self.device),
