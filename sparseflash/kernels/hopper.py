@@ -679,8 +679,8 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
     layout blocks on average, reach ``hopper_pingpong.D64_MASKED_ROW_KEYS`` keys; with
     dropout, wherever :func:`usable` let the call through) that is its warp-specialised
     kernel, which may take the last groups' items in chunks where the layout's rows are
-    all ``uniform_blocks`` long (``hopper_pingpong.fill_plan``; a layout with split rows
-    passes 0), elsewhere :func:`hopper_forward_kernel`."""
+    all ``uniform_blocks`` long (``hopper_pingpong.fill_plan``; 0 where they are not, or
+    some are split: ``Layout.uniform_blocks``), elsewhere :func:`hopper_forward_kernel`."""
     from . import hopper_pingpong  # (it imports this module)
 
     B, H, N, D = q.shape

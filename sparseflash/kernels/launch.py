@@ -372,13 +372,14 @@ def _forward_plan(q, k, v, o, meta: LayoutMeta, has_padding: bool, s_kpm: int, s
         merge = _bind_merge(o, meta, meta.kv_split_rows, groups, meta.kv_slots, split_width)
     if hopper.usable(q, k, v, meta.block, dropout_p, has_padding,  # sm_90
                      bool(meta.has_partial)):
-        # Rows all as long (and none split): the persistent kernel may chunk the last
-        # groups' items to fill its last wave.
+        # Rows all as long (and none split) on a broadcast layout, as the backward's fill
+        # takes them: the persistent kernel may chunk the last groups' items to fill its
+        # last wave.
         main = hopper.bind_forward(q, k, o, meta.kv_programs, groups, meta.num_q_blocks,
                                    meta.heads, meta.kv_slots, meta.block, bool(meta.row_runs),
                                    bool(meta.has_partial), has_padding, s_kpm, s_lim,
                                    dropout_p > 0, meta.row_blocks,
-                                   0 if meta.kv_slots else meta.row_uniform)
+                                   meta.row_uniform if meta.heads == 1 else 0)
         fill_from, chunks = main.fill
         if chunks > 1:  # a slot a chunk of every row of the groups from fill_from on
             workspace = (groups - fill_from, meta.kv_programs * chunks, meta.block, D)
