@@ -214,29 +214,41 @@ def forward_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, floa
 
 def knob_ab(module, name: str, values: Dict[str, object],
             cases: Iterable[Tuple[int, str, float]], rounds: int = 2,
-            timer: str = "cudagraph",
-            forward: bool = False) -> Dict[tuple, Dict[str, List[float]]]:
+            timer: str = "cudagraph", forward: bool = False,
+            shape: Tuple[int, int, int] = (1, 16, 16384)) -> Dict[tuple, Dict[str, List[float]]]:
     """:func:`backward_ab` (``forward``: :func:`forward_ab`, always from CUDA graphs) of
-    this tree's kernels with ``module.<name>`` set to each of ``values`` (label -> value,
-    the first the baseline) in turn; the knob's own value is restored afterwards."""
+    this tree's kernels at ``shape`` (B, H, N) with ``module.<name>`` set to each of
+    ``values`` (label -> value, the first the baseline) in turn; the knob's own value is
+    restored afterwards."""
     launch = kernels_of(None)
     landed = getattr(module, name)
     variants = {label: (launch, knob(module, name, value)) for label, value in values.items()}
+    B, H, N = shape
     try:
         if forward:
-            return forward_ab(variants, cases, rounds=rounds)
-        return backward_ab(variants, cases, rounds=rounds, timer=timer)
+            return forward_ab(variants, cases, rounds=rounds, B=B, H=H, N=N)
+        return backward_ab(variants, cases, rounds=rounds, timer=timer, B=B, H=H, N=N)
     finally:
         setattr(module, name, landed)
 
 
 def knob_ab_main(module, name: str, values: Dict[str, object],
-                 cases: Iterable[Tuple[int, str, float]], forward: bool = False) -> None:
-    """A knob probe's command line (``--rounds``, default 2): :func:`knob_ab` of
-    ``module.<name>`` over ``values`` on ``cases``."""
+                 cases: Iterable[Tuple[int, str, float]], forward: bool = False,
+                 shapes: Optional[Dict[Tuple[int, int, int], list]] = None,
+                 rounds: int = 2) -> None:
+    """A knob probe's command line (``--rounds``, default ``rounds``): :func:`knob_ab` of
+    ``module.<name>`` over ``values`` on ``cases`` at the README's shape, or with
+    ``shapes`` ({(B, H, N): cases}, ``cases`` then unused) at each of those, each
+    announced by a line ``B=.. H=.. N=..``."""
     import argparse
 
     parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=rounds)
     args = parser.parse_args()
-    knob_ab(module, name, values, cases, rounds=args.rounds, forward=forward)
+    if shapes is None:
+        knob_ab(module, name, values, cases, rounds=args.rounds, forward=forward)
+        return
+    for (B, H, N), shape_cases in shapes.items():
+        print(f"B={B} H={H} N={N}", flush=True)
+        knob_ab(module, name, values, shape_cases, rounds=args.rounds, forward=forward,
+                shape=(B, H, N))

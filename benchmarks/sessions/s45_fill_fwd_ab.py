@@ -10,29 +10,20 @@ in three chunks each, merged afterwards; one head of 17,920 tokens (140 items, 1
 rounds) gets (0, 4). Prediction: at one head 25-35% less time (the simulation's 36% less
 the merge), at 16 heads 0-1% (the forward is held at the power limit too, NOTES v46, as the
 dense D=64 backward, whose fill gained nothing there).
-"""
 
-import argparse
+It ran (call 4) with the loop over shapes written out here; that loop is now
+``ab.knob_ab_main``'s ``shapes``, the same calls in the same order.
+"""
 
 from benchmarks.sessions import ab
 from sparseflash.kernels import hopper_pingpong
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=2)
-    args = parser.parse_args()
-    launch = ab.kernels_of(None)
-    landed = hopper_pingpong.FILL_LAST_WAVE
-    variants = {label: (launch, ab.knob(hopper_pingpong, "FILL_LAST_WAVE", value))
-                for label, value in (("whole", False), ("fill", True))}
-    try:
-        for (B, H, N), cases in (((1, 1, 17920), [(128, "dense", 0.0)]),
-                                 ((1, 16, 16384), [(128, "dense", 0.0), (128, "dense", 0.1)])):
-            print(f"B={B} H={H} N={N}", flush=True)
-            ab.forward_ab(variants, cases, rounds=args.rounds, B=B, H=H, N=N)
-    finally:
-        hopper_pingpong.FILL_LAST_WAVE = landed
+    ab.knob_ab_main(hopper_pingpong, "FILL_LAST_WAVE", {"whole": False, "fill": True}, [],
+                    forward=True,
+                    shapes={(1, 1, 17920): [(128, "dense", 0.0)],
+                            (1, 16, 16384): [(128, "dense", 0.0), (128, "dense", 0.1)]})
 
 
 if __name__ == "__main__":

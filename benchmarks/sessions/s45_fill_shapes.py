@@ -9,30 +9,19 @@ in four chunks, and its simulation ends the grid 36% sooner (prediction: the bac
 25-35% faster, less the split sums and the delta and cast passes). The README's shape
 (B=1, 16 heads, N=16K) again at D=64 without dropout, where call 2's A/B
 (``s45_fill_ab.py``) read nothing between run-to-run swings of up to 5%.
-"""
 
-import argparse
+It ran (call 3 / call 4) with the loop over shapes written out here; that loop is now
+``ab.knob_ab_main``'s ``shapes``, the same calls in the same order.
+"""
 
 from benchmarks.sessions import ab
 from sparseflash.kernels import hopper_fused
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
-    launch = ab.kernels_of(None)
-    landed = hopper_fused.FILL_LAST_WAVE
-    variants = {label: (launch, ab.knob(hopper_fused, "FILL_LAST_WAVE", value))
-                for label, value in (("whole", False), ("fill", True))}
-    try:
-        for (B, H, N), cases in (((1, 1, 17920), [(64, "dense", 0.0), (128, "dense", 0.0)]),
-                                 ((1, 16, 16384), [(64, "dense", 0.0)])):
-            print(f"B={B} H={H} N={N}", flush=True)
-            ab.backward_ab(variants, cases, rounds=args.rounds, B=B, H=H, N=N,
-                           timer="cudagraph")
-    finally:
-        hopper_fused.FILL_LAST_WAVE = landed
+    ab.knob_ab_main(hopper_fused, "FILL_LAST_WAVE", {"whole": False, "fill": True}, [],
+                    shapes={(1, 1, 17920): [(64, "dense", 0.0), (128, "dense", 0.0)],
+                            (1, 16, 16384): [(64, "dense", 0.0)]}, rounds=3)
 
 
 if __name__ == "__main__":
