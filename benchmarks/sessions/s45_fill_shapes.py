@@ -10,7 +10,7 @@ in four chunks, and its simulation ends the grid 36% sooner (prediction: the bac
 (B=1, 16 heads, N=16K) again at D=64 without dropout, where call 2's A/B
 (``s45_fill_ab.py``) read nothing between run-to-run swings of up to 5%.
 
-It ran (call 3 / call 4) with the loop over shapes written out here; that loop is now
+It ran (call 3) with the loop over shapes written out here; that loop is now
 ``ab.knob_ab_main``'s ``shapes``, the same calls in the same order.
 """
 
