@@ -150,6 +150,17 @@ if AVAILABLE:
                 (hi - lo) * SUB)
 
     @gluon.jit
+    def fill_slot(entry, in_group, group, chunk, chunks, FILL_FROM, TILES: gl.constexpr):
+        """-> (workspace slot, workspace group) of a program or work item numbered by
+        :func:`fill_item`: a chunk's (``chunks`` > 1) slot ``entry * chunks + chunk`` of
+        group ``group - FILL_FROM``, where ``entry`` is ``in_group // TILES``; otherwise
+        its schedule entry's slot (-1 unless the layout splits the row) in ``group``."""
+        chunked = (chunks > 1).to(gl.int32)
+        slot = chunked * ((in_group // TILES) * chunks + chunk) \
+            + (1 - chunked) * gl.load(entry + ENTRY_SLOT)
+        return slot, group - chunked * FILL_FROM
+
+    @gluon.jit
     def _row_walk(entry, b, KV_LIMITS, stride_lim_b, LAYOUT_BLOCK: gl.constexpr,
                   TILE: gl.constexpr, HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
                   chunk=0, chunks=1, CHUNKED: gl.constexpr = False):

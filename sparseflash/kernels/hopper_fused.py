@@ -360,11 +360,9 @@ if AVAILABLE:
         p, g, chunk, chunks = _program(X, FILL_FROM, CHUNKS)
         entry, b, kv_h, kb, start_n = hopper._coords_at(p, g, SCHED, H_KV, NUM_KV_BLOCKS,
                                                         SCHED_HEADS, LAYOUT_BLOCK, BLOCK_N)
-        fill = (chunks > 1).to(gl.int32)
-        TILES: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
-        slot = fill * ((p // TILES) * chunks + chunk) \
-            + (1 - fill) * gl.load(entry + ENTRY_SLOT)
-        return entry, b, kv_h, kb, start_n, slot, g - fill * FILL_FROM
+        slot, ws_group = hopper.fill_slot(entry, p, g, chunk, chunks, FILL_FROM,
+                                          LAYOUT_BLOCK // BLOCK_N)
+        return entry, b, kv_h, kb, start_n, slot, ws_group
 
     @gluon.jit
     def _wait_for_prior_grid(PDL: gl.constexpr):

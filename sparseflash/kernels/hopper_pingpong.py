@@ -132,7 +132,7 @@ if AVAILABLE:
     from triton.experimental.gluon.language.nvidia.hopper import (mbarrier, warpgroup_mma,
                                                                   warpgroup_mma_wait)
 
-    from .hopper import (_coords_at, _issue_kv_at, _padding, _partial_mask, fill_item,
+    from .hopper import (_coords_at, _issue_kv_at, _padding, _partial_mask, fill_item, fill_slot,
                          _row_walk, _run_offset, _softmax_step, _tile_keys, finish_rows,
                          mask_padding, store_rows, sync_partition, tma, tma_load)
 
@@ -232,13 +232,11 @@ if AVAILABLE:
             full_start, n_full, part_start, n_tiles = _row_walk(
                 entry, b, KV_LIMITS, stride_lim_b, LAYOUT_BLOCK, BLOCK_N, HAS_PARTIAL,
                 HAS_PADDING, chunk, chunks, FILL)
-            split_slot = gl.load(entry + ENTRY_SLOT)
             if FILL:  # a chunk's slot and group in the workspace
-                chunked = (chunks > 1).to(gl.int32)
-                TILES: gl.constexpr = LAYOUT_BLOCK // (2 * BLOCK_M)
-                split_slot = chunked * ((in_group // TILES) * chunks + chunk) \
-                    + (1 - chunked) * split_slot
-                pid_g -= chunked * FILL_FROM
+                split_slot, pid_g = fill_slot(entry, in_group, pid_g, chunk, chunks,
+                                              FILL_FROM, LAYOUT_BLOCK // (2 * BLOCK_M))
+            else:
+                split_slot = gl.load(entry + ENTRY_SLOT)
             k_row0 = (b * H_KV + h // (H // H_KV)) * Nk
             run_offset = _run_offset(FULL_IDX, full_start, n_full, LAYOUT_BLOCK, ROW_RUNS)
             first = gl.minimum(n_tiles, 1)
