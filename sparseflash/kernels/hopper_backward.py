@@ -129,10 +129,26 @@ if AVAILABLE:
         first key row; where its column's full and partial block lists start, its number
         of full tiles and of all tiles, the walk's length over the GQA group's heads, and
         the group's first query row (in the (B*H*N, D) view)."""
-        entry, b, kv_h, kb, start_n = hopper._coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS,
-                                                     LAYOUT_BLOCK, BLOCK_N)
+        return _column_at(gl.program_id(0), gl.program_id(1), 0, 1, SCHED, H, H_KV, N,
+                          NUM_KV_BLOCKS, SCHED_HEADS, GROUP, LAYOUT_BLOCK, BLOCK_M, BLOCK_N,
+                          HAS_PARTIAL)
+
+    @gluon.jit
+    def _column_at(pid, pid_g, chunk, chunks, SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS,
+                   GROUP, LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr,
+                   BLOCK_N: gl.constexpr, HAS_PARTIAL: gl.constexpr,
+                   CHUNKED: gl.constexpr = False):
+        """:func:`_column` of the column program (``pid``, ``pid_g``) (``hopper._coords_at``),
+        with ``CHUNKED`` of its chunk ``chunk`` of ``chunks`` (``hopper.chunk_walk``: the
+        fused backward's programs that fill its last wave)."""
+        entry, b, kv_h, kb, start_n = hopper._coords_at(pid, pid_g, SCHED, H_KV,
+                                                        NUM_KV_BLOCKS, SCHED_HEADS,
+                                                        LAYOUT_BLOCK, BLOCK_N)
         full_start, n_full, part_start, n_col = hopper._walk(entry, LAYOUT_BLOCK, BLOCK_M,
                                                              HAS_PARTIAL)
+        if CHUNKED:
+            full_start, n_full, part_start, n_col = hopper.chunk_walk(
+                full_start, n_full, part_start, n_col, chunk, chunks, LAYOUT_BLOCK // BLOCK_M)
         n_walk = GROUP * n_col
         q_row0 = (b * H + kv_h * GROUP) * N
         return (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col, n_walk,

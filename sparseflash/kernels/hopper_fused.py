@@ -326,24 +326,15 @@ if AVAILABLE:
                 LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
                 HAS_PARTIAL: gl.constexpr, FILL: gl.constexpr):
         """``hopper_backward._column``, and with ``FILL`` that of this program of the 1-D
-        grid (:func:`_program`): its column schedule entry (a pointer), batch, kv head,
-        key block and first key row; where its stretch of the column's full and partial
-        block lists starts, its number of full tiles and of all tiles, the walk's length
-        over the GQA group's heads, and the group's first query row (in the (B*H*N, D)
-        view). A chunk takes its stretch of the column (``hopper.chunk_walk``)."""
+        grid (:func:`_program`): a chunk takes its stretch of the column
+        (``hopper_backward._column_at``)."""
         if not FILL:
             return hopper_backward._column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS,
                                            GROUP, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, HAS_PARTIAL)
         p, g, chunk, chunks = _program(X, FILL_FROM, CHUNKS)
-        entry, b, kv_h, kb, start_n = hopper._coords_at(p, g, SCHED, H_KV, NUM_KV_BLOCKS,
-                                                        SCHED_HEADS, LAYOUT_BLOCK, BLOCK_N)
-        full_start, n_full, part_start, n_col = hopper._walk(entry, LAYOUT_BLOCK, BLOCK_M,
-                                                             HAS_PARTIAL)
-        full_start, n_full, part_start, n_col = hopper.chunk_walk(
-            full_start, n_full, part_start, n_col, chunk, chunks, LAYOUT_BLOCK // BLOCK_M)
-        q_row0 = (b * H + kv_h * GROUP) * N
-        return (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col,
-                GROUP * n_col, q_row0)
+        return hopper_backward._column_at(p, g, chunk, chunks, SCHED, H, H_KV, N,
+                                          NUM_KV_BLOCKS, SCHED_HEADS, GROUP, LAYOUT_BLOCK,
+                                          BLOCK_M, BLOCK_N, HAS_PARTIAL, True)
 
     @gluon.jit
     def _store_coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS, X, FILL_FROM, CHUNKS,
@@ -905,9 +896,9 @@ if AVAILABLE:
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             X, FILL_FROM, CHUNKS, WS_SLOTS, stride_kpm_b, stride_lim_b,
-                            LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE,
-                            NAMED_EXCHANGE, NAMED_DQ, FILL)),
+                            LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, HAS_PADDING,
+                            HAS_DROPOUT, TMA_STORE, DRAW_ORDER, DK_EARLY, DELTA_SCALED,
+                            DROP_SCALE_LATE, NAMED_EXCHANGE, NAMED_DQ, FILL)),
                 (_loader, (q_desc, k_desc, v_desc, do_desc, lse_desc, delta_desc, k_smem,
                            v_smem, q_smem, do_smem, lse_smem, delta_smem, kv_bar, ready, empty,
                            FULL_IDX, PART_IDX, cols, rot, n_full, n_walk, full_start,
@@ -925,18 +916,18 @@ if AVAILABLE:
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             X, FILL_FROM, CHUNKS, WS_SLOTS, stride_kpm_b, stride_lim_b,
-                            LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE,
-                            NAMED_EXCHANGE, NAMED_DQ, FILL)),
+                            LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, HAS_PADDING,
+                            HAS_DROPOUT, TMA_STORE, DRAW_ORDER, DK_EARLY, DELTA_SCALED,
+                            DROP_SCALE_LATE, NAMED_EXCHANGE, NAMED_DQ, FILL)),
                 (_consume, (1, kv_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
                             X, FILL_FROM, CHUNKS, WS_SLOTS, stride_kpm_b, stride_lim_b,
-                            LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, HAS_PADDING, HAS_DROPOUT, TMA_STORE, DRAW_ORDER,
-                            DK_EARLY, DELTA_SCALED, DROP_SCALE_LATE,
-                            NAMED_EXCHANGE, NAMED_DQ, FILL)),
+                            LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, HAS_PADDING,
+                            HAS_DROPOUT, TMA_STORE, DRAW_ORDER, DK_EARLY, DELTA_SCALED,
+                            DROP_SCALE_LATE, NAMED_EXCHANGE, NAMED_DQ, FILL)),
                 (_loader, (q_desc, k_desc, v_desc, do_desc, lse_desc, delta_desc, k_smem,
                            v_smem, q_smem, do_smem, lse_smem, delta_smem, kv_bar, ready, empty,
                            FULL_IDX, PART_IDX, cols, rot, n_full, n_walk, full_start,
