@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from sparseflash import compile_layout
-from sparseflash.layout.schedule import _makespan, fill_last_wave
+from sparseflash.layout.schedule import _makespan, _makespan_shared, fill_last_wave
 
 
 def _one_by_one(lengths, slots):
@@ -36,6 +36,46 @@ def test_makespan_matches_a_program_at_a_time(seed):
     whole_len, chunk_len = rng.randint(5, 40), rng.randint(1, 20)
     expected = _one_by_one([whole_len] * whole + [chunk_len] * chunks, slots)
     assert _makespan(whole, chunks, whole_len, chunk_len, slots) == expected
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_shared_places_at_half_rate_alone_are_twice_the_places(seed):
+    """Two programs a place, each at half its rate even alone: the plain simulation on
+    twice the places with programs twice as long (whole rounds counted, not run, among
+    them: up to 170 whole programs on 1-20 places)."""
+    rng = random.Random(seed)
+    slots = rng.randint(1, 20)
+    whole, chunks = rng.randint(0, 170), rng.randint(0, 90)
+    whole_len, chunk_len = rng.randint(5, 40), rng.randint(1, 20)
+    expected = _one_by_one([2 * whole_len] * whole + [2 * chunk_len] * chunks, 2 * slots)
+    assert math.isclose(_makespan_shared(whole, chunks, whole_len, chunk_len, slots, 0.5),
+                        expected)
+
+
+def test_shared_place_runs_a_lone_program_faster():
+    """One place, three programs of 4 blocks: the first two together end at 8, the third
+    alone at 8 + 4 / lone_rate. Two places: one each, at the lone rate."""
+    assert _makespan_shared(3, 0, 4, 0, 1, lone_rate=1.0) == 12
+    assert math.isclose(_makespan_shared(3, 0, 4, 0, 1, lone_rate=0.75), 8 + 4 / 0.75)
+    assert math.isclose(_makespan_shared(2, 0, 4, 0, 2, lone_rate=0.75), 4 / 0.75)
+    assert _makespan_shared(0, 0, 4, 2, 3) == 0
+
+
+@pytest.mark.parametrize("groups,programs,expected", [
+    (16, 128, (16, 1)),  # the README's shape: 7.8 waves of two programs an SM, left whole
+    (1, 128, (0, 2)),    # one head of 16K tokens: one program an SM, halves two an SM
+    (3, 128, (2, 2)),    # 1.45 waves: the last head's rows halved
+    (1, 140, (0, 3)),
+])
+def test_two_programs_an_sm_plans(groups, programs, expected):
+    """``shared``: ``hopper``'s D=64 forward (two programs an SM, one alone at 75% of the
+    SM's rate) on 132 SMs, 128 blocks a row."""
+    assert fill_last_wave(groups, programs, 128, 132, shared=True) == expected
+    fill_from, chunks = expected
+    plain = _makespan_shared(groups * programs, 0, 129, 0, 132)
+    filled = _makespan_shared(fill_from * programs, (groups - fill_from) * programs * chunks,
+                              129, -(-128 // chunks) + 1, 132)
+    assert filled <= plain * (0.99 if chunks > 1 else 1)
 
 
 def test_sixteen_heads_of_dense_columns_fill_their_half_wave():
@@ -181,3 +221,23 @@ def test_forward_fill_plan_gates(monkeypatch):
     monkeypatch.setattr(hopper_pingpong, "MAX_PROGRAMS", None)
     monkeypatch.setattr(hopper_pingpong, "FILL_LAST_WAVE", False)
     assert hopper_pingpong.fill_plan(q, 128, 16, 128, 128) == (16, 1)
+
+
+def test_own_forward_fill_plan_gates(monkeypatch):
+    """``hopper``'s own forward: equal rows only, two programs an SM at D=64 and one at
+    D=128 (where the ping-pong kernel is turned off), nothing with ``FILL_LAST_WAVE``
+    off."""
+    from sparseflash.kernels import hopper
+
+    class Props:
+        multi_processor_count = 132
+
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device: Props)
+    q64 = torch.empty(1, 1, 16384, 64)
+    assert hopper.fill_plan(q64, 128, 1, 128, 128) == (0, 2)
+    assert hopper.fill_plan(q64, 128, 16, 128, 128) == (16, 1)
+    assert hopper.fill_plan(q64, 128, 1, 128, 0) == (1, 1)
+    q128 = torch.empty(1, 16, 16384, 128)
+    assert hopper.fill_plan(q128, 128, 16, 128, 128) == (15, 3)  # as one program an SM
+    monkeypatch.setattr(hopper, "FILL_LAST_WAVE", False)
+    assert hopper.fill_plan(q64, 128, 1, 128, 128) == (1, 1)

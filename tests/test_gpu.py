@@ -818,6 +818,42 @@ def test_pingpong_forward_filling_its_last_wave_against_float64(case, chunked_gr
     assert calls and plans, "the ping-pong forward did not run or did not plan a fill"
 
 
+# hopper's own forward filling its last wave (hopper.FILL_LAST_WAVE; two programs an SM at
+# D=64): the plan forced as above, the last two (batch, head) groups' programs, or all of
+# them, as three chunks each on the 1-D grid, merged afterwards. Dense (run walks),
+# causal (partial blocks, chunks that walk nothing), GQA with a ragged key length and key
+# padding, `butterfly` (table walks), a layout block of two query tiles, and D=128 (one
+# program an SM, where the ping-pong kernel is turned off).
+OWN_FORWARD_FILL_CASES = [
+    (("dense", 2, 4, 4, 1024, 1024, 64, 128, False), 2),
+    (("causal", 1, 4, 4, 1024, 1024, 64, 128, False), 4),
+    (("dense", 1, 4, 2, 1024, 2000, 64, 128, "holes"), 2),
+    (("butterfly", 2, 4, 4, 2048, 2048, 64, 128, False), 2),
+    (("dense", 1, 2, 2, 1024, 1024, 64, 256, False), 2),
+    (("dense", 1, 4, 4, 1024, 1024, 128, 128, False), 2),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("case,chunked_groups", OWN_FORWARD_FILL_CASES,
+                         ids=[f"{case_id(c)}-last{g}" for c, g in OWN_FORWARD_FILL_CASES])
+def test_own_forward_filling_its_last_wave_against_float64(case, chunked_groups, dtype,
+                                                           monkeypatch):
+    from sparseflash.kernels import hopper
+    calls = _watch_gluon_kernel(hopper, "forward", "the Gluon forward", monkeypatch)
+    plans = []  # (conftest.py clears the launch plans: this test's are made afresh)
+
+    def forced(q, programs, groups, *rest):
+        plans.append((max(groups - chunked_groups, 0), 3))
+        return plans[-1]
+
+    monkeypatch.setattr(hopper, "fill_plan", forced)
+    monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
+    monkeypatch.setenv("SPARSEFLASH_PINGPONG", "0")
+    _check_against_float64(case, dtype)
+    assert calls and plans, "hopper's own forward did not run or did not plan a fill"
+
+
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_fused_backward_dq_cast_rounds_as_torch(dtype):
     """The fused backward's cast of the float32 dQ sum (``hopper_fused.dq_cast_kernel``)

@@ -39,6 +39,7 @@ from typing import NamedTuple
 
 import torch
 
+from ..layout import schedule
 from . import fastlaunch
 from .common import (CODE_ANTICAUSAL, CODE_BOUNDS, CODE_CAUSAL, ENTRY_FIELDS,
                      ENTRY_FULL_END, ENTRY_FULL_START, ENTRY_PARTIAL_END, ENTRY_PARTIAL_START,
@@ -64,6 +65,11 @@ BLOCK_M, BLOCK_N, STAGES, NUM_WARPS = 128, 128, 3, 8
 #: Output tiles wholly inside the sequence leave through Q's shared buffer by the copy
 #: engine (one asynchronous store) instead of the threads' scattered pointer stores.
 TMA_STORE = True
+#: Whether equal rows fill the last wave of the grid (two programs an SM): where
+#: :func:`fill_plan` finds it worth it, the last (batch, head) groups' programs run as
+#: chunks after every whole one, their results merged afterwards, as
+#: ``hopper_pingpong.FILL_LAST_WAVE`` fills the persistent forward's.
+FILL_LAST_WAVE = True
 
 if AVAILABLE:
     #: A barrier of the calling partition's threads (a warp group's, in a warp-specialised
@@ -74,9 +80,10 @@ if AVAILABLE:
     def _coords(SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS, LAYOUT_BLOCK: gl.constexpr,
                 BLOCK_M: gl.constexpr):
         """The program's schedule entry (a pointer), batch, head, query block and first
-        query row. The kernel derives them before its loop and again after it: keeping
-        them in registers across the loop cost the D=64 kernel its second program per SM
-        (132 registers a thread against 128; NOTES v18). The dK/dV kernel of
+        query row. The forward kernel derives them (:func:`_coords_at` of
+        :func:`program_item`) before its loop and again after it: keeping them in
+        registers across the loop cost the D=64 kernel its second program per SM (132
+        registers a thread against 128; NOTES v18). The dK/dV kernel of
         ``hopper_backward`` reads its column schedule with it too (kv heads, key blocks,
         key rows in place of query ones), as ``common.scheduled_program`` serves both
         Triton kernels."""
@@ -135,19 +142,51 @@ if AVAILABLE:
         return r % X, fill * FILL_FROM + t // per, r // X, chunks
 
     @gluon.jit
+    def program_item(X, FILL_FROM, CHUNKS, FILL: gl.constexpr, AGAIN: gl.constexpr = False):
+        """This program's (program within its group, group, chunk, chunks): its two program
+        ids on a (programs, groups) grid, or with ``FILL`` :func:`fill_item` of its id on
+        the 1-D grid that fills the last wave (``X`` programs a group). ``AGAIN``: derived
+        anew from the id's register (:func:`_program_id_again`), for a kernel that derived
+        them before its loop too."""
+        if FILL:
+            pid = _program_id_again() if AGAIN else gl.program_id(0)
+            return fill_item(pid, X, FILL_FROM, CHUNKS)
+        else:
+            return gl.program_id(0), gl.program_id(1), 0, 1
+
+    @gluon.jit
+    def _program_id_again():
+        """``gl.program_id(0)``, read from its special register by an operation the
+        compiler may not merge with an earlier read. Merged, a kernel that derives its
+        coordinates before its loop and again after it (to keep them out of the loop's
+        registers) keeps the first derivation's values live through the loop: at the D=64
+        forward's cap of 128 registers, :func:`fill_item`'s values cost an 8-byte spill
+        inside its tile loop (ptxas of Triton 3.6; none read anew)."""
+        return gl.inline_asm_elementwise("mov.u32 $0, %ctaid.x;", "=r", [], dtype=gl.int32,
+                                         is_pure=False, pack=1)
+
+    @gluon.jit
     def chunk_walk(full_start, n_full, part_start, n_tiles, chunk, chunks,
-                   SUB: gl.constexpr):
+                   SUB: gl.constexpr, HAS_PARTIAL: gl.constexpr = True):
         """The stretch of a walk (:func:`_walk`'s four values, in tiles of ``1 / SUB``
         layout block) that chunk ``chunk`` of ``chunks`` takes: its blocks
         ``[chunk * n // chunks, (chunk + 1) * n // chunks)`` of the walk's ``n``, full
-        ones first, as ``schedule.build_schedule`` cuts a split row."""
-        full_blocks = n_full // SUB
-        lo = chunk * (n_tiles // SUB) // chunks
-        hi = (chunk + 1) * (n_tiles // SUB) // chunks
-        lo_full = gl.minimum(lo, full_blocks)
-        hi_full = gl.minimum(hi, full_blocks)
-        return (full_start + lo_full, (hi_full - lo_full) * SUB, part_start + lo - lo_full,
-                (hi - lo) * SUB)
+        ones first, as ``schedule.build_schedule`` cuts a split row. Without
+        ``HAS_PARTIAL`` the stretch's count of tiles is its count of full tiles, one value
+        (as in :func:`_walk`): two, at the D=64 forward's register cap, cost a spill in its
+        tile loop (NOTES v46)."""
+        if HAS_PARTIAL:
+            full_blocks = n_full // SUB
+            lo = chunk * (n_tiles // SUB) // chunks
+            hi = (chunk + 1) * (n_tiles // SUB) // chunks
+            lo_full = gl.minimum(lo, full_blocks)
+            hi_full = gl.minimum(hi, full_blocks)
+            return (full_start + lo_full, (hi_full - lo_full) * SUB, part_start + lo - lo_full,
+                    (hi - lo) * SUB)
+        else:
+            lo = chunk * (n_full // SUB) // chunks
+            n_chunk = ((chunk + 1) * (n_full // SUB) // chunks - lo) * SUB
+            return full_start + lo, n_chunk, part_start, n_chunk
 
     @gluon.jit
     def fill_slot(entry, in_group, group, chunk, chunks, FILL_FROM, TILES: gl.constexpr):
@@ -173,7 +212,8 @@ if AVAILABLE:
                                                         HAS_PARTIAL)
         if CHUNKED:
             full_start, n_full, part_start, n_tiles = chunk_walk(
-                full_start, n_full, part_start, n_tiles, chunk, chunks, LAYOUT_BLOCK // TILE)
+                full_start, n_full, part_start, n_tiles, chunk, chunks, LAYOUT_BLOCK // TILE,
+                HAS_PARTIAL)
         if HAS_PADDING:
             SUB: gl.constexpr = LAYOUT_BLOCK // TILE
             limits = KV_LIMITS + b * stride_lim_b + 1 + 2 * gl.load(entry + ENTRY_ROW)
@@ -379,10 +419,11 @@ if AVAILABLE:
             O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, KPM, KV_LIMITS, q_desc,
             k_desc, v_desc, o_desc, qk_scale, stride_ob, stride_oh, stride_on,
             H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, stride_kpm_b, stride_lim_b,
+            PROGRAMS_PER_GROUP, FILL_FROM, CHUNKS,
             LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, ROW_RUNS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, TMA_STORE: gl.constexpr,
-            num_warps: gl.constexpr):
+            FILL: gl.constexpr, num_warps: gl.constexpr):
         """Program (schedule entry, query tile) x (batch, head repeat), as the Triton
         forward's. q/k/v/o_desc: descriptors over the (B*H*N, D) and (B*H_KV*Nk, D) rows of
         contiguous q, k, v, o; O (B, H, N, D), contiguous; LSE (B, H, N) float32 base 2.
@@ -391,16 +432,23 @@ if AVAILABLE:
         a partial one, masked to ``< Nk``. With ``HAS_PADDING``, ``KPM`` (B, Nk) int8 (1 =
         padding key) and ``KV_LIMITS`` (``Layout.padding_limits``) with their batch
         strides: the walk stops after the sequence's last real key, and the tiles that
-        reach its first padding key mask their padding keys.
+        reach its first padding key mask their padding keys. With ``FILL`` the grid is
+        1-D and fills its last wave (:data:`FILL_LAST_WAVE`): the groups from
+        ``FILL_FROM`` on run each of their ``PROGRAMS_PER_GROUP`` programs as ``CHUNKS``
+        chunks after every whole program, each chunk's result going to the workspace
+        (:func:`fill_slot`); without, those three are never read.
 
         The loop runs tile j's ``P V`` before tile j+1's scores (the first tile's scores
         peeled off ahead of it), each MMA waited at once; the buffers of tile j are
         refilled with tile j + STAGES once both have read them."""
-        entry, b, h, q_block, q_start = _coords(SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
-                                                LAYOUT_BLOCK, BLOCK_M)
+        in_group, pid_g, chunk, chunks = program_item(PROGRAMS_PER_GROUP, FILL_FROM, CHUNKS,
+                                                      FILL)
+        entry, b, h, q_block, q_start = _coords_at(in_group, pid_g, SCHED, H, NUM_Q_BLOCKS,
+                                                   LAYOUT_HEADS, LAYOUT_BLOCK, BLOCK_M)
         k_row0 = (b * H_KV + h // (H // H_KV)) * Nk
         full_start, n_full, part_start, n_tiles = _row_walk(
-            entry, b, KV_LIMITS, stride_lim_b, LAYOUT_BLOCK, BLOCK_N, HAS_PARTIAL, HAS_PADDING)
+            entry, b, KV_LIMITS, stride_lim_b, LAYOUT_BLOCK, BLOCK_N, HAS_PARTIAL, HAS_PADDING,
+            chunk, chunks, FILL)
         kpm_row, first_padding = _padding(KPM, KV_LIMITS, b, stride_kpm_b, stride_lim_b,
                                           LAYOUT_HEADS * NUM_Q_BLOCKS, Nk, HAS_PADDING)
         run_offset = _run_offset(FULL_IDX, full_start, n_full, LAYOUT_BLOCK, ROW_RUNS)
@@ -481,12 +529,19 @@ if AVAILABLE:
             mbarrier.invalidate(k_bar.index(i))
             mbarrier.invalidate(v_bar.index(i))
         out, lse = finish_rows(acc, m_i, l_i, o_layout)
-        entry, b, h, q_block, q_start = _coords(SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
-                                                LAYOUT_BLOCK, BLOCK_M)
+        in_group, pid_g, chunk, chunks = program_item(PROGRAMS_PER_GROUP, FILL_FROM, CHUNKS,
+                                                      FILL, FILL)
+        entry, b, h, q_block, q_start = _coords_at(in_group, pid_g, SCHED, H, NUM_Q_BLOCKS,
+                                                   LAYOUT_HEADS, LAYOUT_BLOCK, BLOCK_M)
+        if FILL:  # a chunk's slot and group in the workspace
+            split_slot, pid_g = fill_slot(entry, in_group, pid_g, chunk, chunks, FILL_FROM,
+                                          LAYOUT_BLOCK // BLOCK_M)
+        else:
+            split_slot = gl.load(entry + ENTRY_SLOT)
         # (Every MMA reading Q has completed: its buffer may hold the output.)
-        store_rows(out, lse, q_smem, o_desc, O, LSE, WS_O, WS_LSE, gl.load(entry + ENTRY_SLOT),
-                   b, h, q_block, q_start, gl.program_id(1), stride_ob, stride_oh, stride_on,
-                   H, N, WS_SLOTS, LAYOUT_BLOCK, TMA_STORE, True, s_layout, o_layout)
+        store_rows(out, lse, q_smem, o_desc, O, LSE, WS_O, WS_LSE, split_slot, b, h, q_block,
+                   q_start, pid_g, stride_ob, stride_oh, stride_on, H, N, WS_SLOTS,
+                   LAYOUT_BLOCK, TMA_STORE, True, s_layout, o_layout)
 
     @gluon.jit
     def finish_rows(acc, m_i, l_i, o_layout: gl.constexpr):
@@ -671,7 +726,8 @@ if AVAILABLE:
 class BoundForward(NamedTuple):
     """A bound Gluon forward: the launch, the rows of its q and o descriptors' tiles,
     whether it takes a work-item counter (``hopper_pingpong``'s persistent programs), and
-    that kernel's ``(fill_from, chunks)`` (``hopper_pingpong.fill_plan``; chunks 1: none)."""
+    its ``(fill_from, chunks)`` (:func:`fill_plan` or ``hopper_pingpong.fill_plan``;
+    chunks 1: none)."""
     launch: "fastlaunch.Launch"
     q_rows: int
     counter: bool = False
@@ -691,7 +747,8 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
     dropout, wherever :func:`usable` let the call through) that is its warp-specialised
     kernel, which may take the last groups' items in chunks where the layout's rows are
     all ``uniform_blocks`` long (``hopper_pingpong.fill_plan``; 0 where they are not, or
-    some are split: ``Layout.uniform_blocks``), elsewhere :func:`hopper_forward_kernel`."""
+    some are split: ``Layout.uniform_blocks``), elsewhere :func:`hopper_forward_kernel`,
+    which may do the same with its last groups' programs (:func:`fill_plan`)."""
     from . import hopper_pingpong  # (it imports this module)
 
     B, H, N, D = q.shape
@@ -704,14 +761,38 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
                                                          fill=fill),
                             hopper_pingpong.BLOCK_M, True, fill)
     H_kv, Nk = k.shape[1], k.shape[2]
+    per_group = programs * (layout_block // BLOCK_M)
+    fill_from, chunks = fill = fill_plan(q, programs, groups, layout_block, uniform_blocks)
+    if chunks > 1:  # a 1-D grid, the chunks' results in programs * chunks slots a group
+        grid = (per_group * fill_from + per_group * chunks * (groups - fill_from),)
+        ws_slots = programs * chunks
+    else:
+        grid = (per_group, groups)
     launch = _KERNEL.bind(
-        (programs * (layout_block // BLOCK_M), groups), (q.dtype,),
+        grid, (q.dtype,),
         (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots, stride_kpm_b,
-         stride_lim_b),
+         stride_lim_b, per_group, fill_from, chunks),
         LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
         ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
-        TMA_STORE=TMA_STORE, num_warps=NUM_WARPS, **compile_options(D))
-    return BoundForward(launch, BLOCK_M)
+        TMA_STORE=TMA_STORE, FILL=chunks > 1, num_warps=NUM_WARPS, **compile_options(D))
+    return BoundForward(launch, BLOCK_M, fill=fill)
+
+
+def fill_plan(q: torch.Tensor, programs: int, groups: int, layout_block: int,
+              uniform_blocks: int) -> tuple:
+    """-> ``(fill_from, chunks)`` for :func:`bind_forward`'s own kernel:
+    ``schedule.fill_last_wave`` of its programs (``programs`` schedule entries of
+    ``layout_block // BLOCK_M`` query tiles, each walking ``uniform_blocks`` blocks
+    (``Layout.uniform_blocks``), for each of ``groups``), two an SM at D=64
+    (``shared``: 128 registers a thread and 112 KB of shared memory a program), one at
+    D=128; ``(groups, 1)`` (no chunks) with :data:`FILL_LAST_WAVE` off and for rows of
+    unequal length (``uniform_blocks`` 0)."""
+    if not FILL_LAST_WAVE or uniform_blocks == 0:
+        return groups, 1
+    sms = torch.cuda.get_device_properties(q.device).multi_processor_count
+    return schedule.fill_last_wave(groups, programs * (layout_block // BLOCK_M),
+                                   uniform_blocks * (layout_block // BLOCK_N), sms,
+                                   shared=q.shape[-1] == 64)
 
 
 def forward(bound: BoundForward, q, k, v, o, lse, full_idx, part_idx, part_code, sched, ws_o,

@@ -148,7 +148,8 @@ if AVAILABLE:
                                                              HAS_PARTIAL)
         if CHUNKED:
             full_start, n_full, part_start, n_col = hopper.chunk_walk(
-                full_start, n_full, part_start, n_col, chunk, chunks, LAYOUT_BLOCK // BLOCK_M)
+                full_start, n_full, part_start, n_col, chunk, chunks, LAYOUT_BLOCK // BLOCK_M,
+                HAS_PARTIAL)
         n_walk = GROUP * n_col
         q_row0 = (b * H + kv_h * GROUP) * N
         return (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col, n_walk,

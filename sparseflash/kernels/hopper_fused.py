@@ -315,23 +315,16 @@ if AVAILABLE:
     _query_tile = hopper_backward._query_tile
 
     @gluon.jit
-    def _program(X, FILL_FROM, CHUNKS):
-        """``hopper.fill_item`` of this program of a kernel launched with ``FILL``
-        (:data:`FILL_LAST_WAVE`) on a 1-D grid: (column program (schedule entry * key tiles
-        + key tile), kv group (batch, kv head repeat), chunk, chunks)."""
-        return hopper.fill_item(gl.program_id(0), X, FILL_FROM, CHUNKS)
-
-    @gluon.jit
     def _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, X, FILL_FROM, CHUNKS,
                 LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
                 HAS_PARTIAL: gl.constexpr, FILL: gl.constexpr):
         """``hopper_backward._column``, and with ``FILL`` that of this program of the 1-D
-        grid (:func:`_program`): a chunk takes its stretch of the column
-        (``hopper_backward._column_at``)."""
+        grid (``hopper.program_item``: column program, kv group, chunk, chunks): a chunk
+        takes its stretch of the column (``hopper_backward._column_at``)."""
         if not FILL:
             return hopper_backward._column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS,
                                            GROUP, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, HAS_PARTIAL)
-        p, g, chunk, chunks = _program(X, FILL_FROM, CHUNKS)
+        p, g, chunk, chunks = hopper.program_item(X, FILL_FROM, CHUNKS, True)
         return hopper_backward._column_at(p, g, chunk, chunks, SCHED, H, H_KV, N,
                                           NUM_KV_BLOCKS, SCHED_HEADS, GROUP, LAYOUT_BLOCK,
                                           BLOCK_M, BLOCK_N, HAS_PARTIAL, True)
@@ -342,13 +335,13 @@ if AVAILABLE:
         """-> (entry, batch, kv head, key block, first key row, workspace slot, workspace
         group) of this program, for its dK and dV: the slot is the schedule entry's (-1
         for a column one program takes whole) in the group of the grid's second axis, but
-        for a chunk (``FILL``, :func:`_program`), whose partial sums go to slot
+        for a chunk (``FILL``, ``hopper.program_item``), whose partial sums go to slot
         ``entry * CHUNKS + chunk`` of the workspace's group ``group - FILL_FROM``."""
         if not FILL:
             entry, b, kv_h, kb, start_n = hopper._coords(SCHED, H_KV, NUM_KV_BLOCKS,
                                                          SCHED_HEADS, LAYOUT_BLOCK, BLOCK_N)
             return entry, b, kv_h, kb, start_n, gl.load(entry + ENTRY_SLOT), gl.program_id(1)
-        p, g, chunk, chunks = _program(X, FILL_FROM, CHUNKS)
+        p, g, chunk, chunks = hopper.program_item(X, FILL_FROM, CHUNKS, True, True)
         entry, b, kv_h, kb, start_n = hopper._coords_at(p, g, SCHED, H_KV, NUM_KV_BLOCKS,
                                                         SCHED_HEADS, LAYOUT_BLOCK, BLOCK_N)
         slot, ws_group = hopper.fill_slot(entry, p, g, chunk, chunks, FILL_FROM,
@@ -815,7 +808,7 @@ if AVAILABLE:
             NAMED_DQ: gl.constexpr, FILL: gl.constexpr, num_warps: gl.constexpr):
         """Program (column schedule entry, key tile) x (batch, kv head repeat), as
         ``hopper_backward.hopper_dkdv_kernel`` (with ``FILL``, the same and then chunks of
-        columns on a 1-D grid: :func:`_program`; ``X``, ``FILL_FROM`` and ``CHUNKS`` its
+        columns on a 1-D grid: ``hopper.program_item``; ``X``, ``FILL_FROM`` and ``CHUNKS`` its
         shape, :func:`bind`), whose arguments it shares but for LSE and
         DELTA, which come as descriptors over their (B*H*N // BLOCK_M, BLOCK_M) rows
         (``lse_desc``, ``delta_desc``, tiles of one row); dq_desc is a descriptor over the

@@ -135,9 +135,57 @@ def _makespan(whole: int, chunks: int, whole_len: float, chunk_len: float,
     return end
 
 
+#: The share of an SM's rate that one program of ``hopper``'s D=64 forward gets alone,
+#: against two sharing it: the dense forward took 3.05 ms at one program an SM and 2.28
+#: at two on an H200 (benchmarks/NOTES.md, v18).
+LONE_RATE = 0.75
+
+
+def _makespan_shared(whole: int, chunks: int, whole_len: float, chunk_len: float,
+                     slots: int, lone_rate: float = LONE_RATE) -> float:
+    """:func:`_makespan` where each of ``slots`` places (SMs) runs two programs at once,
+    sharing its rate: together each advances half a block per unit of time, alone one
+    advances ``lone_rate`` blocks. Programs start in grid order: one a place, then a
+    second on each, then on the first place with room."""
+    # While whole programs fill every place twice over they run in rounds of one pair a
+    # place, all ending together: those rounds are counted, not simulated.
+    rounds = max(0, whole // (2 * slots) - 1)
+    whole -= rounds * 2 * slots
+    if whole + chunks == 0:
+        return rounds * 2 * whole_len
+    lengths = [whole_len] * whole + [chunk_len] * chunks
+    # Each place's time of its last event and its programs' remaining blocks; one entry a
+    # place in the heap, (time its next program ends, place).
+    start = rounds * 2 * whole_len
+    state = [(start, lengths[place::slots][:2]) for place in range(slots)]
+    taken = min(2 * slots, len(lengths))
+
+    def next_end(place: int) -> float:
+        since, left = state[place]
+        return since + min(left) / (0.5 if len(left) == 2 else lone_rate)
+
+    ends = [(next_end(place), place) for place in range(slots) if state[place][1]]
+    heapq.heapify(ends)
+    end = start
+    while ends:
+        time, place = heapq.heappop(ends)
+        since, left = state[place]
+        done = (time - since) * (0.5 if len(left) == 2 else lone_rate)
+        left = [rest - done for rest in left if rest - done > 1e-9 * whole_len]
+        while len(left) < 2 and taken < len(lengths):
+            left.append(lengths[taken])
+            taken += 1
+        state[place] = (time, left)
+        end = time
+        if left:
+            heapq.heappush(ends, (next_end(place), place))
+    return end
+
+
 def fill_last_wave(groups: int, programs: int, blocks: int, slots: int,
                    max_chunks: int = 4, min_chunk_blocks: int = 8,
-                   overhead: float = 1.0, min_gain: float = 0.01) -> Tuple[int, int]:
+                   overhead: float = 1.0, min_gain: float = 0.01,
+                   shared: bool = False) -> Tuple[int, int]:
     """``(fill_from, chunks)``: how a grid of ``groups`` x ``programs`` equal programs of
     ``blocks`` blocks each, on ``slots`` places that run one program each (SMs), fills
     its last wave. Groups ``fill_from`` on run each program as ``chunks`` chunks of about
@@ -152,21 +200,24 @@ def fill_last_wave(groups: int, programs: int, blocks: int, slots: int,
     ``chunks`` of 2 to ``max_chunks`` with at least ``min_chunk_blocks`` blocks each, and
     ``fill_from`` leaving at most two waves of programs to chunk. The fastest is taken if
     it ends at least ``min_gain`` earlier than the grid without chunks; otherwise
-    ``(groups, 1)``, no chunks."""
+    ``(groups, 1)``, no chunks. With ``shared`` each SM runs two programs at once
+    (:func:`_makespan_shared`: ``hopper``'s D=64 forward), and a wave is two a place."""
     none = (groups, 1)
     if groups < 1 or programs < 1 or slots < 1:
         return none
+    makespan = _makespan_shared if shared else _makespan
     whole_len = blocks + overhead
-    best, best_end = none, _makespan(groups * programs, 0, whole_len, 0.0, slots)
+    best, best_end = none, makespan(groups * programs, 0, whole_len, 0.0, slots)
     plain_end = best_end
-    lowest = max(0, groups - -(-2 * slots // programs))
+    wave = 2 * slots if shared else slots
+    lowest = max(0, groups - -(-2 * wave // programs))
     for chunks in range(2, max_chunks + 1):
         if blocks // chunks < min_chunk_blocks:
             break
         chunk_len = -(-blocks // chunks) + overhead  # the longest chunk
         for fill_from in range(groups - 1, lowest - 1, -1):
-            end = _makespan(fill_from * programs, (groups - fill_from) * programs * chunks,
-                            whole_len, chunk_len, slots)
+            end = makespan(fill_from * programs, (groups - fill_from) * programs * chunks,
+                           whole_len, chunk_len, slots)
             if end < best_end:
                 best, best_end = (fill_from, chunks), end
     return best if best_end <= plain_end * (1 - min_gain) else none
