@@ -62,7 +62,9 @@ start by programmatic dependent launch (:data:`PDL`; NOTES v39).
 A grid of equal columns whose count leaves the last wave of programs partly idle runs its
 last (batch, kv head) groups' columns in chunks after all the whole columns, their dK and
 dV summed afterwards (:data:`FILL_LAST_WAVE`, :func:`fill_plan`; NOTES v46): on an H200 a
-backward of 1.06 waves took 28-31% less time, one of 15.5 waves 0-1% less.
+backward of 1.06 waves took 28-31% less time, one of 15.5 waves 0.4-1% less at D=128 and
+with dropout, and since its chunks' coordinates are read anew after the tile loop
+(``hopper._program_id_again``, session 46, NOTES v47) 3.0-3.5% less dense at D=64.
 
 Dropout (session 28, NOTES v30): each consumer warp group draws a tile's 16-bit dropout
 draws once (``hopper_dropout``: the Triton kernels' Philox bits, one call a thread per

@@ -12,8 +12,9 @@ fixes both halves of that:
 
 Equal rows have a tail of their own: a grid of equal programs whose count is not a multiple
 of the GPU's SMs leaves its last wave partly idle. :func:`fill_last_wave` plans, for the
-fused backward's columns, which (batch, head) groups to run in chunks after all the whole
-columns, by simulating the grid on the SMs.
+fused backward's columns and the forwards' rows, which (batch, head) groups to run in
+chunks after all the whole ones, by simulating the grid on the SMs (one program an SM, or
+two sharing it: :func:`_makespan_shared`).
 
 Everything here is CPU integer bookkeeping, built once per layout.
 """
