@@ -16,6 +16,15 @@ from sparseflash import compile_layout
 from sparseflash.layout.schedule import _makespan, _makespan_shared, fill_last_wave
 
 
+@pytest.fixture
+def sms_132(monkeypatch):
+    """A GPU of 132 SMs (an H100's or H200's), as the plans read it."""
+    class Props:
+        multi_processor_count = 132
+
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device: Props)
+
+
 def _one_by_one(lengths, slots):
     """When the last of ``lengths`` ends, each started in order on the first free place:
     the simulation written the plain way, a program at a time."""
@@ -120,15 +129,11 @@ def test_uniform_blocks(pattern, expected):
     assert layout.kernel_meta()[-1] == expected
 
 
-def test_fill_plan_gates(monkeypatch):
+def test_fill_plan_gates(monkeypatch, sms_132):
     """Only equal columns (``uniform_blocks`` > 0) of the 128-key tiles are chunked, and
     nothing with ``FILL_LAST_WAVE`` off; otherwise the SM count sets the plan."""
     from sparseflash.kernels import hopper_fused
 
-    class Props:
-        multi_processor_count = 132
-
-    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device: Props)
     q = torch.empty(1, 16, 16384, 64)
     assert hopper_fused.fill_plan(q, 128, 16, 128, 128, False, False) == (15, 3)
     assert hopper_fused.fill_plan(q, 128, 16, 128, 0, False, False) == (16, 1)
@@ -204,15 +209,11 @@ def test_chunked_rows_are_merged_into_their_heads(chunks, group0):
     torch.testing.assert_close(lse, want_lse.view(B, H, N))
 
 
-def test_forward_fill_plan_gates(monkeypatch):
+def test_forward_fill_plan_gates(monkeypatch, sms_132):
     """The persistent forward's plan: equal rows only, one item at a time on each SM's
     program, nothing with ``FILL_LAST_WAVE`` off or with ``MAX_PROGRAMS`` set (tests')."""
     from sparseflash.kernels import hopper_pingpong
 
-    class Props:
-        multi_processor_count = 132
-
-    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device: Props)
     q = torch.empty(1, 16, 16384, 128)
     assert hopper_pingpong.fill_plan(q, 128, 16, 128, 128) == (15, 3)
     assert hopper_pingpong.fill_plan(q, 128, 16, 128, 0) == (16, 1)
@@ -223,16 +224,12 @@ def test_forward_fill_plan_gates(monkeypatch):
     assert hopper_pingpong.fill_plan(q, 128, 16, 128, 128) == (16, 1)
 
 
-def test_own_forward_fill_plan_gates(monkeypatch):
+def test_own_forward_fill_plan_gates(monkeypatch, sms_132):
     """``hopper``'s own forward: equal rows only, two programs an SM at D=64 and one at
     D=128 (where the ping-pong kernel is turned off), nothing with ``FILL_LAST_WAVE``
     off."""
     from sparseflash.kernels import hopper
 
-    class Props:
-        multi_processor_count = 132
-
-    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device: Props)
     q64 = torch.empty(1, 1, 16384, 64)
     assert hopper.fill_plan(q64, 128, 1, 128, 128) == (0, 2)
     assert hopper.fill_plan(q64, 128, 16, 128, 128) == (16, 1)

@@ -746,6 +746,21 @@ def test_fused_backward_with_dropout_against_float64(case, dtype, monkeypatch):
     assert calls, "the fused backward did not run"
 
 
+def _force_fill(module, chunked_groups, monkeypatch) -> list:
+    """Replaces ``module.fill_plan`` with a plan that runs the last ``chunked_groups``
+    (batch, head) groups (all of them, if there are fewer) in three chunks each; returns
+    the list of the plans it makes (conftest.py clears the launch plans: a test's are
+    made afresh)."""
+    plans = []
+
+    def forced(q, programs, groups, *rest):
+        plans.append((max(groups - chunked_groups, 0), 3))
+        return plans[-1]
+
+    monkeypatch.setattr(module, "fill_plan", forced)
+    return plans
+
+
 # The fused backward filling its last wave (hopper_fused.FILL_LAST_WAVE): the plan forced
 # here (the rule takes only long equal columns of big grids) runs the last two (batch, kv
 # head) groups' columns, or all of them, as three chunks each on the 1-D grid, their dK
@@ -767,13 +782,7 @@ def test_fused_backward_filling_its_last_wave_against_float64(case, chunked_grou
                                                               monkeypatch):
     from sparseflash.kernels import hopper_fused
     calls = _watch_gluon_kernel(hopper_fused, "backward", "the fused backward", monkeypatch)
-    plans = []  # (conftest.py clears the launch plans: this test's are made afresh)
-
-    def forced(q, programs, kv_groups, *rest):
-        plans.append((max(kv_groups - chunked_groups, 0), 3))
-        return plans[-1]
-
-    monkeypatch.setattr(hopper_fused, "fill_plan", forced)
+    plans = _force_fill(hopper_fused, chunked_groups, monkeypatch)
     monkeypatch.setenv("SPARSEFLASH_FUSED_BACKWARD", "1")
     _check_against_float64(case, dtype, dropout_p=p)
     assert calls and plans, "the fused backward did not run or did not plan a fill"
@@ -804,13 +813,7 @@ def test_pingpong_forward_filling_its_last_wave_against_float64(case, chunked_gr
     from sparseflash.kernels import hopper_pingpong
     calls = _watch_gluon_kernel(hopper_pingpong, "bind_forward", "the ping-pong forward",
                                 monkeypatch)
-    plans = []  # (conftest.py clears the launch plans: this test's are made afresh)
-
-    def forced(q, programs, groups, *rest):
-        plans.append((max(groups - chunked_groups, 0), 3))
-        return plans[-1]
-
-    monkeypatch.setattr(hopper_pingpong, "fill_plan", forced)
+    plans = _force_fill(hopper_pingpong, chunked_groups, monkeypatch)
     monkeypatch.setattr(hopper_pingpong, "MAX_PROGRAMS", programs)
     monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
     monkeypatch.setenv("SPARSEFLASH_PINGPONG", "1")
@@ -841,13 +844,7 @@ def test_own_forward_filling_its_last_wave_against_float64(case, chunked_groups,
                                                            monkeypatch):
     from sparseflash.kernels import hopper
     calls = _watch_gluon_kernel(hopper, "forward", "the Gluon forward", monkeypatch)
-    plans = []  # (conftest.py clears the launch plans: this test's are made afresh)
-
-    def forced(q, programs, groups, *rest):
-        plans.append((max(groups - chunked_groups, 0), 3))
-        return plans[-1]
-
-    monkeypatch.setattr(hopper, "fill_plan", forced)
+    plans = _force_fill(hopper, chunked_groups, monkeypatch)
     monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
     monkeypatch.setenv("SPARSEFLASH_PINGPONG", "0")
     _check_against_float64(case, dtype)
