@@ -166,7 +166,9 @@ if AVAILABLE:
         coordinates before its loop and again after it (to keep them out of the loop's
         registers) keeps the first derivation's values live through the loop: at the D=64
         forward's cap of 128 registers, :func:`fill_item`'s values cost an 8-byte spill
-        inside its tile loop (ptxas of Triton 3.6; none read anew)."""
+        inside its tile loop (ptxas of Triton 3.6; none read anew), and the fused
+        backward's fill read the program id from its special register on every tile of
+        one warp group's loop (NOTES v47)."""
         return gl.inline_asm_elementwise("mov.u32 $0, %ctaid.x;", "=r", [], dtype=gl.int32,
                                          is_pure=False, pack=1)
 

@@ -373,7 +373,7 @@ def _forward_plan(q, k, v, o, meta: LayoutMeta, has_padding: bool, s_kpm: int, s
     if hopper.usable(q, k, v, meta.block, dropout_p, has_padding,  # sm_90
                      bool(meta.has_partial)):
         # Rows all as long (and none split) on a broadcast layout, as the backward's fill
-        # takes them: the persistent kernel may chunk the last groups' items to fill its
+        # takes them: either Gluon forward may chunk the last groups' rows to fill its
         # last wave.
         main = hopper.bind_forward(q, k, o, meta.kv_programs, groups, meta.num_q_blocks,
                                    meta.heads, meta.kv_slots, meta.block, bool(meta.row_runs),
