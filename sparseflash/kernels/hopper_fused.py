@@ -374,19 +374,26 @@ if AVAILABLE:
             _semantic.builder.create_async_tma_reduce(_ir.DESCRIPTOR_REDUCE_KIND.ADD,
                                                       tensor_desc.handle, coord, src.handle)
 
-    # The two consumer warp groups' meeting (NAMED_EXCHANGE), as inline assembly.
+    @gluon.jit
+    def _once_a_thread(ASM: gl.constexpr, value, WARPS: gl.constexpr):
+        """Inline assembly ``ASM`` (not pure) run once by each thread of this partition's
+        ``WARPS`` warps, with the int32 ``value`` as its operand ``$1``: one element a
+        thread of a (32 * WARPS) tensor. The named barriers below are such."""
+        one_each: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
+        gl.inline_asm_elementwise(ASM, "=r,r", [gl.full([32 * WARPS], value, gl.int32,
+                                                        one_each)],
+                                  dtype=gl.int32, is_pure=False, pack=1)
+
+    # The two consumer warp groups' meeting (NAMED_EXCHANGE).
     _MEET_ASM = gl.constexpr(f"bar.sync {EXCHANGE_BARRIER_ID}, 256; mov.u32 $0, $1;")
 
     @gluon.jit
     def _consumers_meet():
         """Both consumer warp groups' 256 threads wait at named barrier
         :data:`EXCHANGE_BARRIER_ID` until all have arrived (``bar.sync``, which also
-        orders their shared-memory writes before the others' reads); the inline assembly
-        runs once a thread (one element of a 128-element tensor over the warp group's 4
-        warps)."""
-        one_each: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
-        gl.inline_asm_elementwise(_MEET_ASM, "=r,r", [gl.zeros([128], gl.int32, one_each)],
-                                  dtype=gl.int32, is_pure=False, pack=1)
+        orders their shared-memory writes before the others' reads); each warp group
+        runs it once a thread."""
+        _once_a_thread(_MEET_ASM, 0, 4)
 
     # The dQ hand-offs (NAMED_DQ): a consumer warp group's 128 threads and the dQ warp's 32.
     _DQ_SYNC_ASM = gl.constexpr("bar.sync $1, 160; mov.u32 $0, $1;")
@@ -399,12 +406,8 @@ if AVAILABLE:
         scalar) of a dQ hand-off (:data:`NAMED_DQ`): ``ARRIVE``, they signal it and go
         on (``bar.arrive``, which orders their prior shared-memory writes before the
         waiting side's reads); otherwise they wait there until the other side has arrived
-        (``bar.sync``). The inline assembly runs once a thread."""
-        one_each: gl.constexpr = gl.BlockedLayout([1], [32], [WARPS], [0])
-        asm: gl.constexpr = _DQ_ARRIVE_ASM if ARRIVE else _DQ_SYNC_ASM
-        gl.inline_asm_elementwise(asm, "=r,r", [gl.full([32 * WARPS], barrier_id, gl.int32,
-                                                        one_each)],
-                                  dtype=gl.int32, is_pure=False, pack=1)
+        (``bar.sync``). Once a thread."""
+        _once_a_thread(_DQ_ARRIVE_ASM if ARRIVE else _DQ_SYNC_ASM, barrier_id, WARPS)
 
     @gluon.jit
     def _rotation(start_n, n_col, BLOCK_M: gl.constexpr):
@@ -860,20 +863,21 @@ if AVAILABLE:
         # The exchange's mbarriers (with NAMED_EXCHANGE the consumers meet on a named barrier
         # and never touch them).
         ds_full = gl.allocate_shared_memory(gl.int64, [DS_BUFS, 1], mbarrier.MBarrierLayout())
-        # The dQ hand-offs' (with NAMED_DQ on named barriers, leaving these untouched).
-        dq_ready = gl.allocate_shared_memory(gl.int64, [NUM_WG * DQ_BUFS, 1],
-                                             mbarrier.MBarrierLayout())
-        dq_empty = gl.allocate_shared_memory(gl.int64, [NUM_WG * DQ_BUFS, 1],
-                                             mbarrier.MBarrierLayout())
+        # The dQ hand-offs'. With NAMED_DQ they go on named barriers: one placeholder each
+        # (the partitions' argument lists take them), never initialised nor touched.
+        DQ_MBARS: gl.constexpr = 1 if NAMED_DQ else NUM_WG * DQ_BUFS
+        dq_ready = gl.allocate_shared_memory(gl.int64, [DQ_MBARS, 1], mbarrier.MBarrierLayout())
+        dq_empty = gl.allocate_shared_memory(gl.int64, [DQ_MBARS, 1], mbarrier.MBarrierLayout())
         mbarrier.init(kv_bar, count=1)
         for s in gl.static_range(STAGES):
             mbarrier.init(ready.index(s), count=1)
             mbarrier.init(empty.index(s), count=NUM_WG)  # one arrival a warp group
         for s in gl.static_range(DS_BUFS):
             mbarrier.init(ds_full.index(s), count=NUM_WG)
-        for s in gl.static_range(NUM_WG * DQ_BUFS):
-            mbarrier.init(dq_ready.index(s), count=1)
-            mbarrier.init(dq_empty.index(s), count=1)
+        if not NAMED_DQ:
+            for s in gl.static_range(NUM_WG * DQ_BUFS):
+                mbarrier.init(dq_ready.index(s), count=1)
+                mbarrier.init(dq_empty.index(s), count=1)
 
         # Each partition takes what it reads. Every partition's arguments are written out in
         # each call: a tuple built beforehand (even of gl.constexpr-wrapped values) turns
