@@ -196,11 +196,15 @@ if AVAILABLE:
             return full_start + lo, n_chunk, part_start, n_chunk
 
     @gluon.jit
-    def fill_slot(entry, in_group, group, chunk, chunks, FILL_FROM, TILES: gl.constexpr):
+    def fill_slot(entry, in_group, group, chunk, chunks, FILL_FROM, TILES: gl.constexpr,
+                  FILL: gl.constexpr = True):
         """-> (workspace slot, workspace group) of a program or work item numbered by
         :func:`fill_item`: a chunk's (``chunks`` > 1) slot ``entry * chunks + chunk`` of
         group ``group - FILL_FROM``, where ``entry`` is ``in_group // TILES``; otherwise
-        its schedule entry's slot (-1 unless the layout splits the row) in ``group``."""
+        its schedule entry's slot (-1 unless the layout splits the row) in ``group``, as
+        always without ``FILL``."""
+        if not FILL:
+            return gl.load(entry + ENTRY_SLOT), group
         chunked = (chunks > 1).to(gl.int32)
         slot = chunked * ((in_group // TILES) * chunks + chunk) \
             + (1 - chunked) * gl.load(entry + ENTRY_SLOT)
@@ -540,11 +544,8 @@ if AVAILABLE:
                                                       FILL, FILL)
         entry, b, h, q_block, q_start = _coords_at(in_group, pid_g, SCHED, H, NUM_Q_BLOCKS,
                                                    LAYOUT_HEADS, LAYOUT_BLOCK, BLOCK_M)
-        if FILL:  # a chunk's slot and group in the workspace
-            split_slot, pid_g = fill_slot(entry, in_group, pid_g, chunk, chunks, FILL_FROM,
-                                          LAYOUT_BLOCK // BLOCK_M)
-        else:
-            split_slot = gl.load(entry + ENTRY_SLOT)
+        split_slot, pid_g = fill_slot(entry, in_group, pid_g, chunk, chunks, FILL_FROM,
+                                      LAYOUT_BLOCK // BLOCK_M, FILL)
         # (Every MMA reading Q has completed: its buffer may hold the output.)
         store_rows(out, lse, q_smem, o_desc, O, LSE, WS_O, WS_LSE, split_slot, b, h, q_block,
                    q_start, pid_g, stride_ob, stride_oh, stride_on, H, N, WS_SLOTS,

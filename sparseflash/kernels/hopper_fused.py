@@ -98,7 +98,7 @@ import triton.language as tl
 
 from . import common, fastlaunch, hopper, hopper_backward, hopper_dropout
 from ..layout import schedule
-from .common import ENTRY_SLOT, let_next_grid_launch, wait_for_prior_grid
+from .common import let_next_grid_launch, wait_for_prior_grid
 
 AVAILABLE = hopper.AVAILABLE
 
@@ -323,13 +323,10 @@ if AVAILABLE:
         """``hopper_backward._column``, and with ``FILL`` that of this program of the 1-D
         grid (``hopper.program_item``: column program, kv group, chunk, chunks): a chunk
         takes its stretch of the column (``hopper_backward._column_at``)."""
-        if not FILL:
-            return hopper_backward._column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS,
-                                           GROUP, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, HAS_PARTIAL)
-        p, g, chunk, chunks = hopper.program_item(X, FILL_FROM, CHUNKS, True)
+        p, g, chunk, chunks = hopper.program_item(X, FILL_FROM, CHUNKS, FILL)
         return hopper_backward._column_at(p, g, chunk, chunks, SCHED, H, H_KV, N,
                                           NUM_KV_BLOCKS, SCHED_HEADS, GROUP, LAYOUT_BLOCK,
-                                          BLOCK_M, BLOCK_N, HAS_PARTIAL, True)
+                                          BLOCK_M, BLOCK_N, HAS_PARTIAL, FILL)
 
     @gluon.jit
     def _store_coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS, X, FILL_FROM, CHUNKS,
@@ -339,15 +336,11 @@ if AVAILABLE:
         for a column one program takes whole) in the group of the grid's second axis, but
         for a chunk (``FILL``, ``hopper.program_item``), whose partial sums go to slot
         ``entry * CHUNKS + chunk`` of the workspace's group ``group - FILL_FROM``."""
-        if not FILL:
-            entry, b, kv_h, kb, start_n = hopper._coords(SCHED, H_KV, NUM_KV_BLOCKS,
-                                                         SCHED_HEADS, LAYOUT_BLOCK, BLOCK_N)
-            return entry, b, kv_h, kb, start_n, gl.load(entry + ENTRY_SLOT), gl.program_id(1)
-        p, g, chunk, chunks = hopper.program_item(X, FILL_FROM, CHUNKS, True, True)
+        p, g, chunk, chunks = hopper.program_item(X, FILL_FROM, CHUNKS, FILL, FILL)
         entry, b, kv_h, kb, start_n = hopper._coords_at(p, g, SCHED, H_KV, NUM_KV_BLOCKS,
                                                         SCHED_HEADS, LAYOUT_BLOCK, BLOCK_N)
         slot, ws_group = hopper.fill_slot(entry, p, g, chunk, chunks, FILL_FROM,
-                                          LAYOUT_BLOCK // BLOCK_N)
+                                          LAYOUT_BLOCK // BLOCK_N, FILL)
         return entry, b, kv_h, kb, start_n, slot, ws_group
 
     @gluon.jit
