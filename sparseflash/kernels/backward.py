@@ -19,10 +19,11 @@ log-sum-exp; dropout regenerates the same keep-mask from the Philox seed.
 import triton
 import triton.language as tl
 
-from .common import (ENTRY_FIELDS, ENTRY_FULL_END, ENTRY_FULL_START, ENTRY_PARTIAL_END,
-                     ENTRY_PARTIAL_START, ENTRY_ROW, ENTRY_SLOT, consecutive_run,
+from .common import (ENTRY_FULL_END, ENTRY_FULL_START, ENTRY_PARTIAL_END,
+                     ENTRY_PARTIAL_START, ENTRY_SLOT, chunk_slot, consecutive_run,
                      dropout_keep, dropout_seed, head_dim_mask, key_bound_mask, mma,
-                     scheduled_program, tile_mask, wait_for_prior_grid, walk_ends)
+                     scheduled_program, split_row, tile_mask, wait_for_prior_grid,
+                     walk_ends)
 
 
 @triton.jit
@@ -417,10 +418,7 @@ def sum_split_rows_kernel(
             tile -= LAYOUT_BLOCK // BLOCK_M
             WS = WS_2
             OUT = OUT_2
-    if CHUNKED:
-        row = tl.load(SPLIT_ROWS + u * ENTRY_FIELDS + ENTRY_ROW)
-    else:
-        row = tl.load(SPLIT_ROWS + u)
+    row = split_row(SPLIT_ROWS, u, CHUNKED)
     rep = H // LAYOUT_HEADS
     b = (GROUP0 + g) // rep
     h = (row // NUM_ROWS) * rep + (GROUP0 + g) % rep
@@ -432,10 +430,7 @@ def sum_split_rows_kernel(
     # Pipelined (the slot's load and the chunk's, two ahead): in a plain loop each chunk
     # waited for two dependent loads, ~1.5 us, and a 10-chunk column took 16 us.
     for c in tl.range(0, MAX_CHUNKS, num_stages=3):
-        if CHUNKED:
-            slot = u * MAX_CHUNKS + c
-        else:
-            slot = tl.load(SPLIT_SLOTS + u * MAX_CHUNKS + c)
+        slot = chunk_slot(SPLIT_SLOTS, u, c, MAX_CHUNKS, CHUNKED)
         ok = offs_m < tl.where(slot < NUM_SLOTS, N, 0)  # padding slots read nothing
         ws = (g.to(tl.int64) * NUM_SLOTS + slot) * LAYOUT_BLOCK + offs_r
         total += tl.load(WS + ws[:, None] * D + offs_d[None, :],

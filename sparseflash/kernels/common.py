@@ -231,6 +231,29 @@ def scheduled_program(SCHED, H, NUM_ROWS, LAYOUT_HEADS, TILES: tl.constexpr):
 
 
 @triton.jit
+def split_row(SPLIT_ROWS, u, CHUNKED: tl.constexpr):
+    """The layout row of split row ``u`` of the chunks' merge and sum kernels:
+    ``SPLIT_ROWS[u]``, or with ``CHUNKED`` (the rows or columns that fill a last wave, a
+    layout's every schedule entry in chunks) the row of entry ``u`` of the schedule that
+    ``SPLIT_ROWS`` then is."""
+    if CHUNKED:
+        return tl.load(SPLIT_ROWS + u * ENTRY_FIELDS + ENTRY_ROW)
+    else:
+        return tl.load(SPLIT_ROWS + u)
+
+
+@triton.jit
+def chunk_slot(SPLIT_SLOTS, u, c, MAX_CHUNKS, CHUNKED: tl.constexpr):
+    """The workspace slot of chunk ``c`` of split row ``u``: read from ``SPLIT_SLOTS``,
+    or with ``CHUNKED`` (:func:`split_row`) ``u * MAX_CHUNKS + c``, the chunks' slots in
+    order."""
+    if CHUNKED:
+        return u * MAX_CHUNKS + c
+    else:
+        return tl.load(SPLIT_SLOTS + u * MAX_CHUNKS + c)
+
+
+@triton.jit
 def consecutive_run(IDX, start, end, LAYOUT_BLOCK: tl.constexpr,
                     KNOWN_RUN: tl.constexpr = False):
     """Element offset of the first block listed at ``IDX[start:end]`` when the listed blocks

@@ -11,11 +11,10 @@ log-sum-exp ``log2(sum(2^(s * scale * log2(e))))`` = natural lse * log2(e).
 import triton
 import triton.language as tl
 
-from .common import (ENTRY_FIELDS, ENTRY_FULL_START, ENTRY_PARTIAL_START, ENTRY_ROW,
-                     ENTRY_SLOT, block_at,
-                     consecutive_run, dropout_keep, dropout_seed, head_dim_mask,
-                     key_bound_mask, listed_stretch, mma, scheduled_program, tile_mask,
-                     walk_ends)
+from .common import (ENTRY_FULL_START, ENTRY_PARTIAL_START, ENTRY_SLOT, block_at,
+                     chunk_slot, consecutive_run, dropout_keep, dropout_seed, head_dim_mask,
+                     key_bound_mask, listed_stretch, mma, scheduled_program, split_row,
+                     tile_mask, walk_ends)
 
 
 @triton.jit
@@ -199,10 +198,7 @@ def merge_split_rows_kernel(
     """
     u = tl.program_id(0)
     g = tl.program_id(1)
-    if CHUNKED:
-        row = tl.load(SPLIT_ROWS + u * ENTRY_FIELDS + ENTRY_ROW)
-    else:
-        row = tl.load(SPLIT_ROWS + u)
+    row = split_row(SPLIT_ROWS, u, CHUNKED)
     h_layout = row // NUM_Q_BLOCKS
     q_block = row % NUM_Q_BLOCKS
     rep = H // LAYOUT_HEADS
@@ -219,10 +215,7 @@ def merge_split_rows_kernel(
     acc = tl.zeros((BLOCK_M, BLOCK_D), tl.float32)
     # Pipelined (the slot's load and the chunk's, two ahead), as sum_split_rows_kernel.
     for c in tl.range(0, MAX_CHUNKS, num_stages=3):
-        if CHUNKED:
-            slot = u * MAX_CHUNKS + c
-        else:
-            slot = tl.load(SPLIT_SLOTS + u * MAX_CHUNKS + c)
+        slot = chunk_slot(SPLIT_SLOTS, u, c, MAX_CHUNKS, CHUNKED)
         # A padding slot reads nothing: its rows count as past the end.
         ok = offs_m < tl.where(slot < NUM_SLOTS, N, 0)
         ws = (g.to(tl.int64) * NUM_SLOTS + slot) * LAYOUT_BLOCK + offs_r
