@@ -13,7 +13,8 @@ import pytest
 import torch
 
 from sparseflash import compile_layout
-from sparseflash.layout.schedule import _makespan, _makespan_shared, fill_last_wave
+from sparseflash.layout.schedule import (_makespan, _makespan_shared, fill_last_wave,
+                                         filled_programs)
 
 
 @pytest.fixture
@@ -85,6 +86,14 @@ def test_two_programs_an_sm_plans(groups, programs, expected):
     filled = _makespan_shared(fill_from * programs, (groups - fill_from) * programs * chunks,
                               129, -(-128 // chunks) + 1, 132)
     assert filled <= plain * (0.99 if chunks > 1 else 1)
+
+
+def test_filled_programs_count_the_whole_and_the_chunks():
+    """The grid a plan launches: 15 whole heads of 128 programs and the last head's 128
+    in three chunks each; without chunks, every program once."""
+    assert filled_programs(16, 128, (15, 3)) == 15 * 128 + 3 * 128
+    assert filled_programs(1, 140, (0, 4)) == 560
+    assert filled_programs(16, 128, (16, 1)) == filled_programs(16, 128, (3, 1)) == 2048
 
 
 def test_sixteen_heads_of_dense_columns_fill_their_half_wave():

@@ -772,7 +772,7 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
     per_group = programs * (layout_block // BLOCK_M)
     fill_from, chunks = fill = fill_plan(q, programs, groups, layout_block, uniform_blocks)
     if chunks > 1:  # a 1-D grid, the chunks' results in programs * chunks slots a group
-        grid = (per_group * fill_from + per_group * chunks * (groups - fill_from),)
+        grid = (schedule.filled_programs(groups, per_group, fill),)
         ws_slots = programs * chunks
     else:
         grid = (per_group, groups)

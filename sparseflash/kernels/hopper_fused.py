@@ -1028,7 +1028,7 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
     x = programs * (layout_block // block_n)  # column programs of a group
     if chunks > 1:  # a 1-D grid: the whole columns, then the chunks
         q_slots = programs * chunks
-        grid = (x * fill_from + x * chunks * (kv_groups - fill_from),)
+        grid = (schedule.filled_programs(kv_groups, x, (fill_from, chunks)),)
     else:
         grid = (x, kv_groups)
     fused = _KERNEL.bind(

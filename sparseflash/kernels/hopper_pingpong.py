@@ -691,7 +691,7 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
     fill_from, chunks = fill if fill is not None else (groups, 1)
     if chunks > 1:
         ws_slots = programs * chunks
-    items = per_group * fill_from + per_group * chunks * (groups - fill_from)
+    items = schedule.filled_programs(groups, per_group, (fill_from, chunks))
     grid = min(items, torch.cuda.get_device_properties(q.device).multi_processor_count)
     if MAX_PROGRAMS is not None:
         grid = min(grid, MAX_PROGRAMS)

@@ -183,6 +183,15 @@ def _makespan_shared(whole: int, chunks: int, whole_len: float, chunk_len: float
     return end
 
 
+def filled_programs(groups: int, programs: int, plan: Tuple[int, int]) -> int:
+    """How many programs (or work items) a grid of ``groups`` x ``programs`` runs under
+    :func:`fill_last_wave`'s ``plan`` ``(fill_from, chunks)``: the whole ones of groups
+    before ``fill_from``, then ``chunks`` of each of the later groups' (``groups *
+    programs`` without chunks)."""
+    fill_from, chunks = plan
+    return programs * fill_from + programs * chunks * (groups - fill_from)
+
+
 def fill_last_wave(groups: int, programs: int, blocks: int, slots: int,
                    max_chunks: int = 4, min_chunk_blocks: int = 8,
                    overhead: float = 1.0, min_gain: float = 0.01,
