@@ -82,25 +82,17 @@ if AVAILABLE:
     sync_partition = getattr(gl, "thread_barrier", None) or gl.barrier
 
     @gluon.jit
-    def _coords(SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS, LAYOUT_BLOCK: gl.constexpr,
-                BLOCK_M: gl.constexpr):
-        """The program's schedule entry (a pointer), batch, head, query block and first
-        query row. The forward kernel derives them (:func:`_coords_at` of
-        :func:`program_item`) before its loop and again after it: keeping them in
-        registers across the loop cost the D=64 kernel its second program per SM (132
-        registers a thread against 128; NOTES v18). The dK/dV kernel of
-        ``hopper_backward`` reads its column schedule with it too (kv heads, key blocks,
-        key rows in place of query ones), as ``common.scheduled_program`` serves both
-        Triton kernels."""
-        return _coords_at(gl.program_id(0), gl.program_id(1), SCHED, H, NUM_Q_BLOCKS,
-                          LAYOUT_HEADS, LAYOUT_BLOCK, BLOCK_M)
-
-    @gluon.jit
     def _coords_at(pid, pid_g, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
                    LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr):
-        """:func:`_coords` of the work item (``pid``, ``pid_g``), which a persistent
-        program (``hopper_pingpong``) takes in turn where a program of its own would have
-        had those program ids."""
+        """The schedule entry (a pointer), batch, head, query block and first query row of
+        program (``pid``, ``pid_g``) (:func:`program_item`), or of the work item a
+        persistent program (``hopper_pingpong``) takes in turn where a program of its own
+        would have had those ids. The forward kernel derives them before its loop and
+        again after it: keeping them in registers across the loop cost the D=64 kernel its
+        second program per SM (132 registers a thread against 128; NOTES v18). The
+        backward's column programs read their schedule with it too
+        (``hopper_backward._column_at``: kv heads, key blocks, key rows in place of query
+        ones), as ``common.scheduled_program`` serves both Triton kernels."""
         TILES: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
         entry = SCHED + (pid // TILES) * ENTRY_FIELDS
         row = gl.load(entry + ENTRY_ROW)
