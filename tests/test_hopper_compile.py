@@ -46,12 +46,10 @@ SM90_RESERVED_BYTES = 1024      # per program, taken by the hardware
 VARIANTS = [(64, True, False), (64, True, True), (64, False, False), (128, False, True)]
 
 
-def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False, fill=False,
-             stagger=0):
+def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False, fill=False):
     """triton.compile of the forward for sm_90, with the argument types and options that
     ``hopper.forward`` launches it with (``padded``: for a call with key padding;
-    ``fill``: on the 1-D grid that fills its last wave; ``stagger``: cycles that the
-    first wave's second programs on 132 SMs wait)."""
+    ``fill``: on the 1-D grid that fills its last wave)."""
     desc = hopper.descriptor(torch.empty(4096, d, dtype=dtype), hopper.BLOCK_M)
     kernel = hopper.hopper_forward_kernel
     sig = {name: "constexpr" for name in kernel.arg_names}
@@ -68,7 +66,7 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False, fill=
     consts = dict(LAYOUT_BLOCK=128, BLOCK_M=hopper.BLOCK_M, BLOCK_N=hopper.BLOCK_N, D=d,
                   STAGES=hopper.STAGES, ROW_RUNS=row_runs, HAS_PARTIAL=has_partial,
                   HAS_PADDING=padded, TMA_STORE=hopper.TMA_STORE, FILL=fill,
-                  SMS=132 if stagger else 0, STAGGER=stagger, num_warps=hopper.NUM_WARPS)
+                  num_warps=hopper.NUM_WARPS)
     options = dict(num_warps=hopper.NUM_WARPS, **hopper.compile_options(d))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -228,8 +226,7 @@ def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
     (``"both"``), and for the fused backward with dropout drawn early by its first warp
     group (``"dropout-early"``))."""
     if kind == "forward":
-        compiled = _compile(d, flag_a, flag_b, dtype, padded is True, padded == "fill",
-                            3000 if padded == "stagger" else 0)
+        compiled = _compile(d, flag_a, flag_b, dtype, padded is True, padded == "fill")
     elif kind == "pingpong":
         compiled = _compile_pingpong(d, flag_a, flag_b, dtype, padded in (True, "both"),
                                      padded in ("dropout", "both"), padded == "fill")
@@ -280,10 +277,6 @@ JOBS = ([("forward", *v, BF16, False) for v in VARIANTS]
         # The 1-D grid that fills the last wave (hopper.FILL_LAST_WAVE), which takes equal
         # rows: run walks (dense) and table walks.
         + [("forward", 64, True, False, BF16, "fill"), ("forward", 64, False, False, BF16, "fill")]
-        # The first wave's second programs started later (hopper.STAGGER_CYCLES): run and
-        # table walks.
-        + [("forward", 64, True, False, BF16, "stagger"),
-           ("forward", 64, False, False, BF16, "stagger")]
         # dK/dV: D=128 (its default) with and without partial blocks, D=64, fp16.
         + [("dkdv", 128, False, False, BF16, False), ("dkdv", 128, False, True, BF16, False),
            ("dkdv", 64, False, True, BF16, False), ("dkdv", 128, False, True, FP16, False)])
@@ -364,9 +357,6 @@ def test_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, dtype, pa
         # The fill's coordinates, derived before the loop and again after it, stay out of
         # the loop's registers (hopper._program_id_again): run walks spill nothing, as
         # without the fill. (Table walks spill 8 bytes with Triton 3.6, none with 3.9.)
-        assert (rec["spill_bytes"] or 0) == 0, rec["spill_bytes"]
-    if padded == "stagger":
-        # The wait, before the kernel's first work, adds no register to its loop.
         assert (rec["spill_bytes"] or 0) == 0, rec["spill_bytes"]
 
 

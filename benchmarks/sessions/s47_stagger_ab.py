@@ -3,6 +3,9 @@
 
     python benchmarks/sessions/s47_stagger_ab.py [--rounds 2]
 
+(On branch ``s47-stagger``, which holds the knob; main does not, since the result below
+refuted it.)
+
 Why. ``hopper``'s own D=64 forward runs two programs an SM. On short rows it keeps
 67-85% of its dense TFLOP/s (session 46's tables: ``local(1)`` 67%, ``local(3)`` 84%).
 By the dense kernel's rate (1.17 us a tile of an SM), ``local(1)``'s 46.3 tiles an SM
@@ -21,6 +24,12 @@ Prediction: if the programs run in step, 5-16% off ``local(1)``, ``local(3)``,
 ``butterfly`` and ``chunk(8)`` forwards at 3,000-12,000 cycles (1.6-6.5 us at ~1.85
 GHz), dense within 1% (the wait once, 2-6 us of 2.3 ms). If they do not, nothing
 anywhere, or a loss of the wait's length (2-8% of a 80 us forward).
+
+Result (call 1, ``s47-call1.sh``, log ``results/NVIDIA-H200-stagger-s47-call1.log``; best
+of two rounds, ms; outputs equal to the unstaggered run's): nothing gained anywhere.
+``local(1)`` 0.081 against 0.081-0.083, ``local(3)`` 0.146 against 0.147, the other
+sparse layouts 0.0-2.7% slower (most at 12,000 cycles), dense within +-0.7%. Refuted:
+the programs on an SM do not run in step, or their fixed cost is not a wait both share.
 """
 
 from benchmarks.sessions import ab

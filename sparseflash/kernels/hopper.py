@@ -39,7 +39,6 @@ this module imports nothing when it is missing.
 from __future__ import annotations
 
 import functools
-import math
 import os
 from typing import NamedTuple
 
@@ -76,12 +75,6 @@ TMA_STORE = True
 #: chunks after every whole one, their results merged afterwards, as
 #: ``hopper_pingpong.FILL_LAST_WAVE`` fills the persistent forward's.
 FILL_LAST_WAVE = True
-#: Cycles (0: none) that the second program on each SM of the grid's first wave waits
-#: before it starts. Equal short programs that start together on an SM (two an SM) run
-#: in step: their starts and epilogues, which wait on memory, fall together and leave the
-#: SM's tensor cores idle; started apart, one's wait falls under the other's tiles, and
-#: every later program on that slot keeps the offset (benchmarks/NOTES.md, v48).
-STAGGER_CYCLES = 0
 
 if AVAILABLE:
     #: A barrier of the calling partition's threads (a warp group's, in a warp-specialised
@@ -170,29 +163,6 @@ if AVAILABLE:
         one warp group's loop (NOTES v47)."""
         return gl.inline_asm_elementwise("mov.u32 $0, %ctaid.x;", "=r", [], dtype=gl.int32,
                                          is_pure=False, pack=1)
-
-    @gluon.jit
-    def _clock():
-        """The SM's cycle counter (``%clock64``), read anew at every call."""
-        return gl.inline_asm_elementwise("mov.u64 $0, %clock64;", "=l", [], dtype=gl.int64,
-                                         is_pure=False, pack=1)
-
-    @gluon.jit
-    def stagger(SMS: gl.constexpr, CYCLES: gl.constexpr, FILL: gl.constexpr):
-        """Spin ``CYCLES`` cycles in the programs ``SMS`` to ``2 * SMS - 1`` of the grid
-        in launch order (the first wave's second program on each SM, where the GPU
-        places the first ``SMS`` programs one an SM; :data:`STAGGER_CYCLES`). ``FILL``:
-        the grid is 1-D."""
-        if CYCLES > 0:
-            if FILL:
-                slot = gl.program_id(0)
-            else:
-                slot = gl.program_id(0) + gl.program_id(1) * gl.num_programs(0)
-            if (slot >= SMS) & (slot < 2 * SMS):
-                start = _clock()
-                now = start
-                while now - start < CYCLES:
-                    now = _clock()
 
     @gluon.jit
     def chunk_walk(full_start, n_full, part_start, n_tiles, chunk, chunks,
@@ -456,8 +426,7 @@ if AVAILABLE:
             LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, ROW_RUNS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, TMA_STORE: gl.constexpr,
-            FILL: gl.constexpr, SMS: gl.constexpr, STAGGER: gl.constexpr,
-            num_warps: gl.constexpr):
+            FILL: gl.constexpr, num_warps: gl.constexpr):
         """Program (schedule entry, query tile) x (batch, head repeat), as the Triton
         forward's. q/k/v/o_desc: descriptors over the (B*H*N, D) and (B*H_KV*Nk, D) rows of
         contiguous q, k, v, o; O (B, H, N, D), contiguous; LSE (B, H, N) float32 base 2.
@@ -470,14 +439,11 @@ if AVAILABLE:
         1-D and fills its last wave (:data:`FILL_LAST_WAVE`): the groups from
         ``FILL_FROM`` on run each of their ``PROGRAMS_PER_GROUP`` programs as ``CHUNKS``
         chunks after every whole program, each chunk's result going to the workspace
-        (:func:`fill_slot`); without, those three are never read. ``STAGGER`` cycles:
-        the first wave's second program on each of ``SMS`` SMs starts that much later
-        (:func:`stagger`).
+        (:func:`fill_slot`); without, those three are never read.
 
         The loop runs tile j's ``P V`` before tile j+1's scores (the first tile's scores
         peeled off ahead of it), each MMA waited at once; the buffers of tile j are
         refilled with tile j + STAGES once both have read them."""
-        stagger(SMS, STAGGER, FILL)
         in_group, pid_g, chunk, chunks = program_item(PROGRAMS_PER_GROUP, FILL_FROM, CHUNKS,
                                                       FILL)
         entry, b, h, q_block, q_start = _coords_at(in_group, pid_g, SCHED, H, NUM_Q_BLOCKS,
@@ -802,25 +768,14 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
         ws_slots = programs * chunks
     else:
         grid = (per_group, groups)
-    sms = _stagger_sms(q, grid)
     launch = _KERNEL.bind(
         grid, (q.dtype,),
         (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots, stride_kpm_b,
          stride_lim_b, per_group, fill_from, chunks),
         LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
         ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
-        TMA_STORE=TMA_STORE, FILL=chunks > 1, SMS=sms,
-        STAGGER=STAGGER_CYCLES if sms else 0, num_warps=NUM_WARPS, **compile_options(D))
+        TMA_STORE=TMA_STORE, FILL=chunks > 1, num_warps=NUM_WARPS, **compile_options(D))
     return BoundForward(launch, BLOCK_M, fill=fill)
-
-
-def _stagger_sms(q: torch.Tensor, grid: tuple) -> int:
-    """The SMs :func:`stagger` counts (0, which compiles nothing, where
-    :data:`STAGGER_CYCLES` is off or the grid has no second program an SM)."""
-    if not STAGGER_CYCLES:
-        return 0
-    sms = torch.cuda.get_device_properties(q.device).multi_processor_count
-    return sms if math.prod(grid) > sms else 0
 
 
 def fill_plan(q: torch.Tensor, programs: int, groups: int, layout_block: int,
