@@ -1,10 +1,12 @@
 """Plots of the benchmark results: PNG files from the JSON the benchmark scripts write.
 
-    python -m benchmarks.plots                                  # results/*-attention.json
+    python -m benchmarks.plots                # results/*-attention.json, *-attention-cudagraph.json
     python -m benchmarks.plots benchmarks/results/NVIDIA-H200-attention.json --out-dir /tmp/p
     python -m benchmarks.plots --paper                          # results/*-paper-e6.json
 
-From ``benchmarks.attention`` results, per GPU:
+From ``benchmarks.attention`` results, per GPU and per timer (``<gpu>-...`` from rows timed
+by CUDA events around calls, ``<gpu>-cudagraph-...`` from rows of ``--timer cudagraph``,
+replayed CUDA graphs; one figure never mixes the two):
 
 * ``<gpu>-speed-vs-n.png``: effective TFLOP/s against N, one line per method, one panel per
   (pattern, D, mode);
@@ -135,13 +137,19 @@ def newest_rows(records: Sequence[Dict], key: Sequence[str] = MEASUREMENT_KEY) -
     return [row for group in winners.values() for row in group.values()]
 
 
-def events_rows_first(rows: Sequence[Dict]) -> List[Dict]:
-    """The rows timed by CUDA events around calls (``benchmarks.attention``'s default
-    timer; rows from before ``--timer`` existed have none) where there are any, else all:
-    figures from replayed CUDA graphs (``--timer cudagraph``) are not comparable with them,
-    so one figure never mixes the two."""
-    events = [r for r in rows if r.get("timer", "events") == "events"]
-    return events or list(rows)
+def rows_by_timer(rows: Sequence[Dict]) -> Dict[str, List[Dict]]:
+    """{timer: rows} for the timers that have rows: ``events`` (CUDA events around calls,
+    ``benchmarks.attention``'s default; rows from before ``--timer`` existed have none)
+    and ``cudagraph`` (replayed CUDA graphs, which leave out the host's launches). The
+    figures of one are not comparable with the other's, so each gets figures of its own."""
+    out: Dict[str, List[Dict]] = {}
+    for r in rows:
+        out.setdefault(r.get("timer", "events"), []).append(r)
+    return out
+
+
+#: What a figure's file name and title add for rows of a timer other than events.
+TIMER_TAGS = {"events": ("", ""), "cudagraph": ("-cudagraph", ", replayed from CUDA graphs")}
 
 
 def host_bound(row: Dict) -> bool:
@@ -414,11 +422,17 @@ def _panels_by_pattern(plt, panels: Dict[tuple, Dict], rows: Sequence[Dict], tit
     return _finish(fig, axes, path, note)
 
 
+def _gpu_label(rows: Sequence[Dict]) -> str:
+    """The GPU named in a title, and how its rows were timed where not by events."""
+    timer = rows[0].get("timer", "events")
+    return rows[0].get("gpu", "?") + TIMER_TAGS.get(timer, ("", f", timer {timer}"))[1]
+
+
 def _gpu_and_single_n(rows: Sequence[Dict]) -> Tuple[str, str]:
-    """The GPU named in a title, and a note when the data hold one N only."""
+    """The GPU (:func:`_gpu_label`) named in a title, and a note when the data hold one N
+    only."""
     ns = sorted({r["N"] for r in rows})
-    return (rows[0].get("gpu", "?"),
-            f" (only N = {ns[0]} in the data)" if len(ns) == 1 else "")
+    return (_gpu_label(rows), f" (only N = {ns[0]} in the data)" if len(ns) == 1 else "")
 
 
 def plot_speed_vs_n(rows: Sequence[Dict], path: Path) -> Optional[Path]:
@@ -441,13 +455,10 @@ def plot_memory_vs_n(rows: Sequence[Dict], path: Path) -> Optional[Path]:
         print(f"memory vs N: no rows with peak_mb; {path.name} not written")
         return None
     gpu, only = _gpu_and_single_n(rows)
-    note = None
-    if not any("peak_total_mb" in r for r in rows):
-        # benchmarks/attention.py resets the peak before do_bench, which then allocates its
-        # L2-flush buffer (256 MiB in triton 3.x): that buffer is inside every figure.
-        note = ("peak_mb as recorded by benchmarks/attention.py: peak allocated above the "
-                "inputs while triton's do_bench ran, so it includes do_bench's 256 MiB "
-                "L2-flush buffer")
+    # Since its first recorded run benchmarks/attention.py measures one call of its own,
+    # outside the timer (whose L2-flush buffer it would otherwise count).
+    note = ("peak_mb as recorded by benchmarks/attention.py: the peak memory one call "
+            "(fwd, or fwd and its backward) allocates above what was allocated before it")
     return _panels_by_pattern(_plt(), panels, rows, f"Peak GPU memory vs sequence length, {gpu}"
                               f"{only}", "peak memory (MiB)", path, log_y=True, fmt="{:.0f}",
                               note=note)
@@ -463,7 +474,7 @@ def plot_speed_vs_density(rows: Sequence[Dict], path: Path) -> Optional[Path]:
     keys = sorted(panels)
     row_keys = sorted({(dtype, D) for D, _, dtype in keys})
     modes = sorted({mode for _, mode, _ in keys})
-    gpu = rows[0].get("gpu", "?")
+    gpu = _gpu_label(rows)
     fig, axes = _grid_figure(plt, len(row_keys), len(modes),
                              f"Effective TFLOP/s vs layout density, {gpu}")
     for i, (dtype, D) in enumerate(row_keys):
@@ -517,17 +528,20 @@ def plot_speed_vs_density(rows: Sequence[Dict], path: Path) -> Optional[Path]:
 
 
 def plot_attention(rows: Sequence[Dict], out_dir: Path) -> List[Path]:
-    """All three attention figures, one set per GPU; returns the files written."""
+    """All three attention figures, one set per GPU and timer (:func:`rows_by_timer`);
+    returns the files written."""
     written = []
-    for gpu in sorted({r.get("gpu") or "?" for r in rows}):
-        here = [r for r in rows if (r.get("gpu") or "?") == gpu]
-        slug = _gpu_slug(gpu)
-        for fn, name in ((plot_speed_vs_n, "speed-vs-n"),
-                         (plot_speed_vs_density, "speed-vs-density"),
-                         (plot_memory_vs_n, "memory-vs-n")):
-            path = fn(here, out_dir / f"{slug}-{name}.png")
-            if path is not None:
-                written.append(path)
+    for timer, timed in sorted(rows_by_timer(rows).items()):
+        tag = TIMER_TAGS.get(timer, (f"-{timer}", ""))[0]
+        for gpu in sorted({r.get("gpu") or "?" for r in timed}):
+            here = [r for r in timed if (r.get("gpu") or "?") == gpu]
+            slug = _gpu_slug(gpu) + tag
+            for fn, name in ((plot_speed_vs_n, "speed-vs-n"),
+                             (plot_speed_vs_density, "speed-vs-density"),
+                             (plot_memory_vs_n, "memory-vs-n")):
+                path = fn(here, out_dir / f"{slug}-{name}.png")
+                if path is not None:
+                    written.append(path)
     return written
 
 
@@ -601,15 +615,19 @@ def main(argv: Optional[Sequence[str]] = None) -> List[Path]:
     p = argparse.ArgumentParser(prog="python -m benchmarks.plots", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("results", nargs="*", help="results JSON files (default: every "
-                   "benchmarks/results/*-attention.json, or *-paper-e6.json with --paper)")
+                   "benchmarks/results/*-attention.json and *-attention-cudagraph.json, or "
+                   "*-paper-e6.json with --paper)")
     p.add_argument("--out-dir", default=str(DEFAULT_OUT_DIR))
     p.add_argument("--paper", action="store_true",
                    help="plot benchmarks.paper_e6 results against the paper's A100 figures")
     args = p.parse_args(argv)
-    pattern = "*-paper-e6.json" if args.paper else "*-attention.json"
-    paths = args.results or sorted(str(x) for x in RESULTS.glob(pattern))
+    patterns = (("*-paper-e6.json",) if args.paper
+                else ("*-attention.json", "*-attention-cudagraph.json"))
+    paths = args.results or sorted(str(x) for pattern in patterns
+                                   for x in RESULTS.glob(pattern))
     if not paths:
-        sys.exit(f"nothing to plot: no results files given and none match {RESULTS / pattern}")
+        sys.exit("nothing to plot: no results files given and none match "
+                 + " or ".join(str(RESULTS / pattern) for pattern in patterns))
     try:
         records = load_records(paths)
     except (FileNotFoundError, ValueError) as exc:
@@ -624,7 +642,6 @@ def main(argv: Optional[Sequence[str]] = None) -> List[Path]:
         rows = newest_rows(records)
         if not rows:
             sys.exit(f"nothing to plot: {', '.join(paths)} hold no rows")
-        rows = events_rows_first(rows)
         written = plot_attention(rows, Path(args.out_dir))
     if not written:
         sys.exit(f"nothing to plot: no figure could be drawn from {', '.join(paths)}")

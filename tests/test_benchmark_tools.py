@@ -59,14 +59,14 @@ def test_rows_on_different_gpus_are_different_measurements(tmp_path):
 
 def test_graph_timed_rows_neither_replace_nor_join_event_timed_ones(tmp_path):
     """A newer --timer cudagraph record keeps its own rows (the timer is part of the
-    measurement's key), and the figures draw the event-timed rows where there are any."""
+    measurement's key), and each timer's rows go to figures of their own."""
     path = _write(tmp_path, "r.json", [dict(gpu="G", rows=[_row(tflops=1.0)]),
                                        dict(gpu="G", rows=[_row(tflops=9.0, timer="cudagraph")])])
     rows = plots.newest_rows(plots.load_records([path]))
     assert sorted(r["tflops"] for r in rows) == [1.0, 9.0]
-    assert [r["tflops"] for r in plots.events_rows_first(rows)] == [1.0]
-    graphs_only = [r for r in rows if r.get("timer") == "cudagraph"]
-    assert plots.events_rows_first(graphs_only) == graphs_only
+    by_timer = plots.rows_by_timer(rows)
+    assert {timer: [r["tflops"] for r in timed] for timer, timed in by_timer.items()} == {
+        "events": [1.0], "cudagraph": [9.0]}
 
 
 def test_e6_key_lets_a_newer_failure_replace_every_mode_of_an_older_success():
@@ -170,6 +170,24 @@ def test_plots_main_draws_a_single_n_file(tmp_path):
     assert names == ["Fake-GPU-memory-vs-n.png", "Fake-GPU-speed-vs-density.png",
                      "Fake-GPU-speed-vs-n.png"]
     assert all(p.stat().st_size > 10_000 for p in written)
+
+
+def test_plots_main_draws_each_timer_apart(tmp_path):
+    """Rows timed by events and rows replayed from CUDA graphs make two sets of figures,
+    the second named and titled for its timer."""
+    pytest.importorskip("matplotlib")
+    path = _write(tmp_path, "G-attention.json", [dict(gpu="Fake GPU", rows=[
+        _row(), _row(N=2048), _row(tflops=150.0, timer="cudagraph"),
+        _row(N=2048, tflops=160.0, timer="cudagraph")])])
+    written = plots.main([str(path), "--out-dir", str(tmp_path / "out")])
+    assert sorted(p.name for p in written) == sorted(
+        f"Fake-GPU{tag}-{name}.png" for tag in ("", "-cudagraph")
+        for name in ("memory-vs-n", "speed-vs-density", "speed-vs-n"))
+    events = [r for r in plots.newest_rows(plots.load_records([path])) if "timer" not in r
+              or r["timer"] == "events"]
+    assert plots._gpu_label(events) == "Fake GPU"
+    graphs = plots.rows_by_timer(plots.newest_rows(plots.load_records([path])))["cudagraph"]
+    assert plots._gpu_label(graphs) == "Fake GPU, replayed from CUDA graphs"
 
 
 def test_plots_main_says_when_there_is_nothing_to_plot(tmp_path):
