@@ -1,0 +1,43 @@
+"""Session 47: the forwards' partial-block reads issued before the tile's waits
+(``hopper.partial_reads``) against after its scores (the tree of commit 2f0c510, unpacked
+at the path given), from CUDA graphs.
+
+    python benchmarks/sessions/s47_early_mask_ab.py OLD_TREE [--rounds 2]
+
+Why. Session 47's call 4 (``s47-call4.sh``) timed ``causal`` against ``causal |
+local(0)``, the same block-lower-triangular layout with its diagonal blocks full: the
+same tiles, rows and schedule, only the element mask and its partial-block code path
+differ. At N = 1K (16 sequences, 16 heads, bf16) the forward took 0.139 ms against 0.110
+at D=64 and 0.214 against 0.164 at D=128: each diagonal tile (15.5 an SM) costs ~2-3 us
+more than a full one; at 4K 12% and 6% more time. Both forwards read a partial tile's
+key block and mask code from the tables after its scores are in, on the way to its
+softmax: an L2 round trip (~0.5 us) that the ping-pong kernel's other warp group waits
+out too, at its turn.
+
+Prediction: 5-10% off the ``causal`` forward at 1K, 2-4% at 4K, under 1% at 16K; the
+ping-pong kernel's dropout variant spills 24 bytes where it spilled 112 (ptxas of Triton
+3.6), ``hopper``'s own D=64 kernel with partial blocks 96 and 104 where 72 and 88, so its
+part (D=64 at 1K) may gain less or lose.
+"""
+
+import sys
+
+from benchmarks.sessions import ab
+
+CAUSAL = [(64, "causal", 0.0), (128, "causal", 0.0)]
+SHAPES = [(16, 16, 1024), (4, 16, 4096), (1, 16, 16384)]
+
+
+def main():
+    old_tree = sys.argv.pop(1)
+    rounds = 2
+    if "--rounds" in sys.argv:
+        rounds = int(sys.argv[sys.argv.index("--rounds") + 1])
+    variants = {"after": ab.kernels_of(old_tree, "old"), "before": ab.kernels_of(None)}
+    for B, H, N in SHAPES:
+        print(f"B={B} H={H} N={N}", flush=True)
+        ab.forward_ab(variants, CAUSAL, rounds=rounds, B=B, H=H, N=N)
+
+
+if __name__ == "__main__":
+    main()
