@@ -4,6 +4,9 @@ at the path given), from CUDA graphs.
 
     python benchmarks/sessions/s47_early_mask_ab.py OLD_TREE [--rounds 2]
 
+(On branch ``s47-early-mask``, which holds ``partial_reads``; main does not, since the
+result below refuted it.)
+
 Why. Session 47's call 4 (``s47-call4.sh``) timed ``causal`` against ``causal |
 local(0)``, the same block-lower-triangular layout with its diagonal blocks full: the
 same tiles, rows and schedule, only the element mask and its partial-block code path
@@ -18,6 +21,13 @@ Prediction: 5-10% off the ``causal`` forward at 1K, 2-4% at 4K, under 1% at 16K;
 ping-pong kernel's dropout variant spills 24 bytes where it spilled 112 (ptxas of Triton
 3.6), ``hopper``'s own D=64 kernel with partial blocks 96 and 104 where 72 and 88, so its
 part (D=64 at 1K) may gain less or lose.
+
+Result (call 5, ``s47-call5.sh``, log ``results/NVIDIA-H200-early-mask-s47-call5.log``;
+41 forward GPU tests with partial blocks, padding and empty rows passed first, log
+``-checks-s47-call5.log``), best of two rounds, after -> before, ms: 1K D=64 0.144 ->
+0.143, D=128 0.207 -> 0.211; 4K 0.375 -> 0.371, 0.504 -> 0.501; 16K 1.275 -> 1.279,
+1.778 -> 1.818. Within -2.2% to +1.0% everywhere: refuted. The reads were not what a
+diagonal tile waits for.
 """
 
 import sys

@@ -341,19 +341,6 @@ if AVAILABLE:
         return keep & gl.expand_dims(offs_n < Nk, K_SLICE)
 
     @gluon.jit
-    def partial_reads(j, n_full, part_start, PART_IDX, PART_CODE, partial,
-                      LAYOUT_BLOCK: gl.constexpr, TILE: gl.constexpr):
-        """(first key, mask code) of the walk's tile ``j`` of ``TILE`` keys where
-        ``partial`` (it is a partial block's; else (0, 0), nothing read): two reads from
-        the tables, which the forwards issue before they wait for the tile's scores, so
-        that its softmax does not wait for them (NOTES v48)."""
-        SUB: gl.constexpr = LAYOUT_BLOCK // TILE
-        listed = part_start + (j - n_full) // SUB
-        key_start = (gl.load(PART_IDX + listed, mask=partial, other=0) * LAYOUT_BLOCK
-                     + (j % SUB) * TILE)
-        return key_start, gl.load(PART_CODE + listed, mask=partial, other=0)
-
-    @gluon.jit
     def _partial_mask(s, code, q_start, key_start, Nk, BLOCK_M: gl.constexpr,
                       BLOCK_N: gl.constexpr, layout: gl.constexpr):
         """``s`` with the scores a partial block leaves out set to -inf."""
@@ -368,17 +355,18 @@ if AVAILABLE:
         """Raw scores Q K_j^T (BLOCK_M, BLOCK_N) of key tile ``j``, float32, once its keys
         have landed. With ``MASKED`` and ``partial`` (tile j is a partial block's) the
         scores its mask leaves out are -inf."""
+        SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
         slot = j % STAGES
-        if MASKED:  # read before the waits (partial_reads)
-            key_start, code = partial_reads(j, n_full, part_start, PART_IDX, PART_CODE,
-                                            partial, LAYOUT_BLOCK, BLOCK_N)
         mbarrier.wait(k_bar.index(slot), (j // STAGES) & 1)
         s = warpgroup_mma(q_smem, k_smem.index(slot).permute((1, 0)), zero_s, use_acc=False,
                           is_async=True)
         s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
         if MASKED:
             if partial:
-                s = _partial_mask(s, code, q_start, key_start, Nk, BLOCK_M, BLOCK_N, s_layout)
+                listed = part_start + (j - n_full) // SUB
+                key_start = gl.load(PART_IDX + listed) * LAYOUT_BLOCK + (j % SUB) * BLOCK_N
+                s = _partial_mask(s, gl.load(PART_CODE + listed), q_start, key_start, Nk,
+                                  BLOCK_M, BLOCK_N, s_layout)
         return s
 
     @gluon.jit

@@ -133,7 +133,7 @@ if AVAILABLE:
                                                                   warpgroup_mma_wait)
 
     from .hopper import (_coords_at, _issue_kv_at, _padding, _partial_mask, fill_item, fill_slot,
-                         partial_reads, _row_walk, _run_offset, _softmax_step, _tile_keys, finish_rows,
+                         _row_walk, _run_offset, _softmax_step, _tile_keys, finish_rows,
                          mask_padding, store_rows, sync_partition, tma, tma_load)
 
     #: The ints the loader hands a warp group with each item (:func:`_hand_over_walk`).
@@ -299,6 +299,16 @@ if AVAILABLE:
         """After warp group WG issued its round: the other may issue its own."""
         mbarrier.arrive(turn.index(1 - WG), count=1)
 
+    @gluon.jit
+    def _masked(s, j, n_full, part_start, PART_IDX, PART_CODE, q_start, Nk,
+                LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+                s_layout: gl.constexpr):
+        """Scores ``s`` of tile j, a partial block's, with its mask's leftouts at -inf."""
+        SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
+        listed = part_start + (j - n_full) // SUB
+        key_start = gl.load(PART_IDX + listed) * LAYOUT_BLOCK + (j % SUB) * BLOCK_N
+        return _partial_mask(s, gl.load(PART_CODE + listed), q_start, key_start, Nk, BLOCK_M,
+                             BLOCK_N, s_layout)
 
     @gluon.jit
     def _draw_tile(draws, seed_lo, seed_hi, bh, q_start, j, n_full, full_start, part_start,
@@ -341,9 +351,6 @@ if AVAILABLE:
         u = ring + j
         slot = u % K_STAGES
         prev = (u - 1) % V_STAGES
-        if MASKED:  # read before the waits, not on the way from the scores to the softmax
-            key_start, code = partial_reads(j, n_full, part_start, PART_IDX, PART_CODE, True,
-                                            LAYOUT_BLOCK, BLOCK_N)
         _wait_turn(turn, WG, rounds + j)
         mbarrier.wait(k_ready.index(slot), (u // K_STAGES) & 1)
         s = warpgroup_mma(q_tile, k_smem.index(slot).permute((1, 0)), zero_s,
@@ -360,7 +367,8 @@ if AVAILABLE:
         s = warpgroup_mma_wait(num_outstanding=1, deps=(s,))
         mbarrier.arrive(k_empty.index(slot), count=1)
         if MASKED:
-            s = _partial_mask(s, code, q_start, key_start, Nk, BLOCK_M, BLOCK_N, s_layout)
+            s = _masked(s, j, n_full, part_start, PART_IDX, PART_CODE, q_start, Nk,
+                        LAYOUT_BLOCK, BLOCK_M, BLOCK_N, s_layout)
         if PADDED:
             s = mask_padding(s, j, n_full, full_start, part_start, FULL_IDX, PART_IDX,
                              run_offset, kpm_row, first_padding, Nk, LAYOUT_BLOCK, BLOCK_N,
@@ -441,10 +449,6 @@ if AVAILABLE:
             l_i = gl.zeros([BLOCK_M], gl.float32, rows_s)
             if n_tiles > 0:  # a row with no key block skips to the epilogue (O = 0)
                 # Round 0: tile 0's scores alone.
-                if HAS_PARTIAL:  # a partial block's mask where the walk has no full one
-                    key_start, code = partial_reads(0, n_full, part_start, PART_IDX,
-                                                    PART_CODE, n_full == 0, LAYOUT_BLOCK,
-                                                    BLOCK_N)
                 _wait_turn(turn, WG, rounds)
                 mbarrier.wait(k_ready.index(ring % K_STAGES), (ring // K_STAGES) & 1)
                 s = warpgroup_mma(q_tile, k_smem.index(ring % K_STAGES).permute((1, 0)),
@@ -460,8 +464,8 @@ if AVAILABLE:
                 mbarrier.arrive(k_empty.index(ring % K_STAGES), count=1)
                 if HAS_PARTIAL:
                     if n_full == 0:
-                        s = _partial_mask(s, code, q_start, key_start, Nk, BLOCK_M, BLOCK_N,
-                                          s_layout)
+                        s = _masked(s, 0, n_full, part_start, PART_IDX, PART_CODE, q_start,
+                                    Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, s_layout)
                 if HAS_PADDING:
                     s = mask_padding(s, 0, n_full, full_start, part_start, FULL_IDX, PART_IDX,
                                      run_offset, kpm_row, first_padding, Nk, LAYOUT_BLOCK,
