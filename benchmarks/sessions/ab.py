@@ -252,3 +252,22 @@ def knob_ab_main(module, name: str, values: Dict[str, object],
         print(f"B={B} H={H} N={N}", flush=True)
         knob_ab(module, name, values, shape_cases, rounds=args.rounds, forward=forward,
                 shape=(B, H, N))
+
+
+def tree_forward_ab_main(labels: Tuple[str, str],
+                         shapes: Dict[Tuple[int, int, int], list]) -> None:
+    """A tree probe's command line, ``script.py OLD_TREE [--rounds 2]``: :func:`forward_ab`
+    of the tree at ``OLD_TREE`` (``labels[0]``) against this one (``labels[1]``) on each
+    (B, H, N) of ``shapes`` ({(B, H, N): cases}), each announced by a line ``B=.. H=..
+    N=..``."""
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("old_tree")
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    variants = {labels[0]: kernels_of(args.old_tree, "old"), labels[1]: kernels_of(None)}
+    for (B, H, N), cases in shapes.items():
+        print(f"B={B} H={H} N={N}", flush=True)
+        forward_ab(variants, cases, rounds=args.rounds, B=B, H=H, N=N)
+

@@ -30,23 +30,14 @@ Result (call 5, ``s47-call5.sh``, log ``results/NVIDIA-H200-early-mask-s47-call5
 diagonal tile waits for.
 """
 
-import sys
-
 from benchmarks.sessions import ab
 
 CAUSAL = [(64, "causal", 0.0), (128, "causal", 0.0)]
-SHAPES = [(16, 16, 1024), (4, 16, 4096), (1, 16, 16384)]
+SHAPES = {(16, 16, 1024): CAUSAL, (4, 16, 4096): CAUSAL, (1, 16, 16384): CAUSAL}
 
 
 def main():
-    old_tree = sys.argv.pop(1)
-    rounds = 2
-    if "--rounds" in sys.argv:
-        rounds = int(sys.argv[sys.argv.index("--rounds") + 1])
-    variants = {"after": ab.kernels_of(old_tree, "old"), "before": ab.kernels_of(None)}
-    for B, H, N in SHAPES:
-        print(f"B={B} H={H} N={N}", flush=True)
-        ab.forward_ab(variants, CAUSAL, rounds=rounds, B=B, H=H, N=N)
+    ab.tree_forward_ab_main(("after", "before"), SHAPES)
 
 
 if __name__ == "__main__":

@@ -28,8 +28,6 @@ Refuted: neither the copies' reads nor (call 5) the masks' reads are what a diag
 tile waits for. Not run: the GPU tests (the A/B's bitwise comparison only).
 """
 
-import sys
-
 from benchmarks.sessions import ab
 
 SHAPES = {(16, 16, 1024): [(64, "causal", 0.0), (128, "causal", 0.0)],
@@ -39,14 +37,7 @@ SHAPES = {(16, 16, 1024): [(64, "causal", 0.0), (128, "causal", 0.0)],
 
 
 def main():
-    old_tree = sys.argv.pop(1)
-    rounds = 2
-    if "--rounds" in sys.argv:
-        rounds = int(sys.argv[sys.argv.index("--rounds") + 1])
-    variants = {"main": ab.kernels_of(old_tree, "old"), "early": ab.kernels_of(None)}
-    for (B, H, N), cases in SHAPES.items():
-        print(f"B={B} H={H} N={N}", flush=True)
-        ab.forward_ab(variants, cases, rounds=rounds, B=B, H=H, N=N)
+    ab.tree_forward_ab_main(("main", "early"), SHAPES)
 
 
 if __name__ == "__main__":
