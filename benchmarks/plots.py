@@ -521,9 +521,11 @@ def plot_speed_vs_density(rows: Sequence[Dict], path: Path) -> Optional[Path]:
             _label_points(ax, labels, log_y=False)
             ax.tick_params(labelsize=7)
             ax.grid(True, alpha=0.3)
+    kernel_rows = any(r["method"] == "sparseflash-kernel" for r in rows)
     note = ("Points sharing a density are different patterns (labels: sparseflash's "
-            "pattern). sparseflash-kernel: the forward launcher alone, no per-call Python "
-            "work." + (f" {HOST_BOUND_NOTE[0].upper()}{HOST_BOUND_NOTE[1:]}." if hollow else ""))
+            "pattern)." + (" sparseflash-kernel: the forward launcher alone, no per-call "
+                           "Python work." if kernel_rows else "")
+            + (f" {HOST_BOUND_NOTE[0].upper()}{HOST_BOUND_NOTE[1:]}." if hollow else ""))
     return _finish(fig, axes, path, note=note)
 
 
