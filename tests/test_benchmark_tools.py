@@ -183,11 +183,9 @@ def test_plots_main_draws_each_timer_apart(tmp_path):
     assert sorted(p.name for p in written) == sorted(
         f"Fake-GPU{tag}-{name}.png" for tag in ("", "-cudagraph")
         for name in ("memory-vs-n", "speed-vs-density", "speed-vs-n"))
-    events = [r for r in plots.newest_rows(plots.load_records([path])) if "timer" not in r
-              or r["timer"] == "events"]
-    assert plots._gpu_label(events) == "Fake GPU"
-    graphs = plots.rows_by_timer(plots.newest_rows(plots.load_records([path])))["cudagraph"]
-    assert plots._gpu_label(graphs) == "Fake GPU, replayed from CUDA graphs"
+    by_timer = plots.rows_by_timer(plots.newest_rows(plots.load_records([path])))
+    assert plots._gpu_label(by_timer["events"]) == "Fake GPU"
+    assert plots._gpu_label(by_timer["cudagraph"]) == "Fake GPU, replayed from CUDA graphs"
 
 
 def test_plots_main_says_when_there_is_nothing_to_plot(tmp_path):

@@ -270,4 +270,3 @@ def tree_forward_ab_main(labels: Tuple[str, str],
     for (B, H, N), cases in shapes.items():
         print(f"B={B} H={H} N={N}", flush=True)
         forward_ab(variants, cases, rounds=args.rounds, B=B, H=H, N=N)
-
