@@ -5,8 +5,8 @@ at the path given), from CUDA graphs.
     python benchmarks/sessions/s47_early_mask_ab.py OLD_TREE [--rounds 2]
 
 (On branch ``s47-early-mask``, or on main after ``git apply
-benchmarks/sessions/s47_early_mask.patch``: it holds ``partial_reads``, which main does not keep, since
-the result below refuted it.)
+benchmarks/sessions/s47_early_mask.patch``: it holds ``partial_reads``, which main does
+not keep, since the result below refuted it.)
 
 Why. Session 47's call 4 (``s47-call4.sh``) timed ``causal`` against ``causal |
 local(0)``, the same block-lower-triangular layout with its diagonal blocks full: the

@@ -5,8 +5,8 @@ at the path given), from CUDA graphs.
     python benchmarks/sessions/s47_kv_offset_ab.py OLD_TREE [--rounds 2]
 
 (On branch ``s47-first-partial``, or on main after ``git apply
-benchmarks/sessions/s47_kv_offset.patch``: it holds ``kv_offset``, which main does not keep, since
-the result below refuted it.)
+benchmarks/sessions/s47_kv_offset.patch``: it holds ``kv_offset``, which main does not
+keep, since the result below refuted it.)
 
 Why. Call 4 had each ``causal`` diagonal tile cost ~2-3 us more than a full one at 1K;
 call 5 moved the consumers' mask reads and found nothing. The copies' own reads remain:

@@ -4,8 +4,8 @@
     python benchmarks/sessions/s47_stagger_ab.py [--rounds 2]
 
 (On branch ``s47-stagger``, or on main after ``git apply
-benchmarks/sessions/s47_stagger.patch``: it holds the knob, which main does not keep, since
-the result below refuted it.)
+benchmarks/sessions/s47_stagger.patch``: it holds the knob, which main does not keep,
+since the result below refuted it.)
 
 Why. ``hopper``'s own D=64 forward runs two programs an SM. On short rows it keeps
 67-85% of its dense TFLOP/s (session 46's tables: ``local(1)`` 67%, ``local(3)`` 84%).
