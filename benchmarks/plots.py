@@ -152,6 +152,12 @@ def rows_by_timer(rows: Sequence[Dict]) -> Dict[str, List[Dict]]:
 TIMER_TAGS = {"events": ("", ""), "cudagraph": ("-cudagraph", ", replayed from CUDA graphs")}
 
 
+def timer_tags(timer: str) -> Tuple[str, str]:
+    """(file name tag, title suffix) of a timer's figures (:data:`TIMER_TAGS`; a timer
+    not listed there is named as it is)."""
+    return TIMER_TAGS.get(timer, (f"-{timer}", f", timer {timer}"))
+
+
 def host_bound(row: Dict) -> bool:
     """Whether a row's figure is set by the host rather than its kernels: a short call
     (under ``HOST_BOUND_MS``) whose wall time is over ``HOST_BOUND_RATIO`` times its
@@ -424,8 +430,7 @@ def _panels_by_pattern(plt, panels: Dict[tuple, Dict], rows: Sequence[Dict], tit
 
 def _gpu_label(rows: Sequence[Dict]) -> str:
     """The GPU named in a title, and how its rows were timed where not by events."""
-    timer = rows[0].get("timer", "events")
-    return rows[0].get("gpu", "?") + TIMER_TAGS.get(timer, ("", f", timer {timer}"))[1]
+    return rows[0].get("gpu", "?") + timer_tags(rows[0].get("timer", "events"))[1]
 
 
 def _gpu_and_single_n(rows: Sequence[Dict]) -> Tuple[str, str]:
@@ -534,7 +539,7 @@ def plot_attention(rows: Sequence[Dict], out_dir: Path) -> List[Path]:
     returns the files written."""
     written = []
     for timer, timed in sorted(rows_by_timer(rows).items()):
-        tag = TIMER_TAGS.get(timer, (f"-{timer}", ""))[0]
+        tag = timer_tags(timer)[0]
         for gpu in sorted({r.get("gpu") or "?" for r in timed}):
             here = [r for r in timed if (r.get("gpu") or "?") == gpu]
             slug = _gpu_slug(gpu) + tag

@@ -161,9 +161,12 @@ def _makespan_shared(whole: int, chunks: int, whole_len: float, chunk_len: float
     state = [(start, lengths[place::slots][:2]) for place in range(slots)]
     taken = min(2 * slots, len(lengths))
 
+    def rate(left: list) -> float:  # blocks per unit of time of each program on a place
+        return 0.5 if len(left) == 2 else lone_rate
+
     def next_end(place: int) -> float:
         since, left = state[place]
-        return since + min(left) / (0.5 if len(left) == 2 else lone_rate)
+        return since + min(left) / rate(left)
 
     ends = [(next_end(place), place) for place in range(slots) if state[place][1]]
     heapq.heapify(ends)
@@ -171,7 +174,7 @@ def _makespan_shared(whole: int, chunks: int, whole_len: float, chunk_len: float
     while ends:
         time, place = heapq.heappop(ends)
         since, left = state[place]
-        done = (time - since) * (0.5 if len(left) == 2 else lone_rate)
+        done = (time - since) * rate(left)
         left = [rest - done for rest in left if rest - done > 1e-9 * whole_len]
         while len(left) < 2 and taken < len(lengths):
             left.append(lengths[taken])
