@@ -139,10 +139,10 @@ def test_descriptors_by_default_for_long_rows_on_hopper(monkeypatch):
 
 # The Gluon forward of sm_90 GPUs (kernels.hopper; by default everywhere it can run but at
 # D=128 with partial blocks, forced here with SPARSEFLASH_GLUON=1): runs and table walks,
-# causal diagonals and ragged ends (partial blocks), GQA, a key length other than the query
-# length, a split global row, and key padding (trailing, with holes, a sequence of nothing
-# but padding) on runs, table walks, partial blocks and split rows. The backward runs on
-# its output and lse.
+# causal and anti-causal diagonals and ragged ends (partial blocks), GQA, a key length
+# other than the query length, a split global row, and key padding (trailing, with holes,
+# a sequence of nothing but padding) on runs, table walks, partial blocks and split rows.
+# The backward runs on its output and lse.
 GLUON_CASES = CASES[:4] + [
     ("local(1) | global(1)", 2, 4, 2, 4096, 4096, 64, 128, False),
     ("butterfly", 1, 4, 4, 1000, 1000, 128, 128, False),
@@ -153,6 +153,10 @@ GLUON_CASES = CASES[:4] + [
     ("dense", 2, 4, 4, 1024, 1024, 128, 128, "empty"),
     ("local(2) | global(1)", 2, 4, 2, 2048, 2048, 128, 128, "holes"),
     ("causal", 3, 4, 4, 1024, 1024, 128, 128, True),
+    # Anti-causal diagonals (the mask's second compare), one of them ragged.
+    ("~causal", 1, 4, 4, 1000, 1000, 64, 128, False),
+    ("local(1) & ~causal", 2, 4, 4, 1024, 1024, 64, 128, "holes"),
+    ("~causal", 1, 4, 4, 1000, 1000, 128, 128, False),
 ]
 
 

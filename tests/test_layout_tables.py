@@ -6,6 +6,7 @@ import torch
 
 from sparseflash import Layout, LayoutError, compile_layout, parse
 from sparseflash.layout import CODE_ANTICAUSAL, CODE_BOUNDS, CODE_CAUSAL
+from sparseflash.layout.layout import PARTIAL_ANTICAUSAL
 
 from layout_brute import one_torch_thread  # noqa: F401  (autouse fixture)
 
@@ -366,9 +367,21 @@ def test_longest_stretch_against_the_schedules(layout):
 
 
 def test_has_partial_against_the_block_codes(layout):
-    """The kernels leave their partial-block walks out when no block has an element mask."""
+    """The kernels leave their partial-block walks out when no block has an element mask,
+    and the Gluon forward its anti-causal mask when no partial block is anti-causal."""
     codes = layout.block_codes()
-    assert _kernel_meta(layout).has_partial == int(bool(((codes >= 0) & (codes != 3)).any()))
+    expected = 0
+    if ((codes >= 0) & (codes != 3)).any():
+        expected = PARTIAL_ANTICAUSAL if (codes == CODE_ANTICAUSAL).any() else 1
+    assert _kernel_meta(layout).has_partial == expected
+
+
+@pytest.mark.parametrize("pattern, N, expected", [
+    ("~causal", 1024, PARTIAL_ANTICAUSAL), ("~causal", 1000, PARTIAL_ANTICAUSAL),
+    ("local(1) & ~causal", 1024, PARTIAL_ANTICAUSAL), ("causal", 1000, 1), ("dense", 1000, 1),
+    ("dense", 1024, 0)])
+def test_has_partial_names_anticausal_layouts(pattern, N, expected):
+    assert _kernel_meta(compile_layout(pattern, N, block=128)).has_partial == expected
 
 
 @pytest.mark.parametrize("pattern, runs", [("dense", True), ("causal", True),

@@ -26,6 +26,7 @@ from typing import Optional, Sequence
 import torch
 import triton
 
+from ..layout.layout import PARTIAL_ANTICAUSAL
 from ..reference import keep_threshold
 from . import hopper, hopper_backward, hopper_fused
 from .backward import attention_dkdv_kernel, attention_dq_kernel, sum_split_rows_kernel
@@ -160,7 +161,8 @@ class LayoutMeta:
     col_blocks: int     # mean blocks per column (Layout.mean_blocks("q"))
     column_runs: int    # 1: every column's blocks are consecutive (Layout.columns_are_runs)
     row_runs: int       # 1: every row's blocks are consecutive (Layout.rows_are_runs)
-    has_partial: int    # 1: some block has an element mask (causal diagonal, ragged end)
+    has_partial: int    # 1: some block has an element mask (causal diagonal, ragged end);
+                        # PARTIAL_ANTICAUSAL (2): and some of those are anti-causal
     row_stretch: int    # most full blocks one forward program walks (longest_stretch)
     col_uniform: int    # blocks of every column if all have as many, none split, else 0
     row_uniform: int    # the same of the rows (Layout.uniform_blocks)
@@ -379,7 +381,8 @@ def _forward_plan(q, k, v, o, meta: LayoutMeta, has_padding: bool, s_kpm: int, s
                                    meta.heads, meta.kv_slots, meta.block, bool(meta.row_runs),
                                    bool(meta.has_partial), has_padding, s_kpm, s_lim,
                                    dropout_p > 0, meta.row_blocks,
-                                   meta.row_uniform if meta.heads == 1 else 0)
+                                   meta.row_uniform if meta.heads == 1 else 0,
+                                   anticausal=meta.has_partial == PARTIAL_ANTICAUSAL)
         fill_from, chunks = main.fill
         if chunks > 1:  # a slot a chunk of every row of the groups from fill_from on
             workspace = (groups - fill_from, meta.kv_programs * chunks, meta.block, D)

@@ -35,6 +35,9 @@ def warn_if_compiling(what: str) -> None:
 # What a partial block's element mask is, besides the bounds (k < kv_seq_len) that every
 # partial block applies: nothing more, q >= k (causal diagonal), or q < k.
 CODE_BOUNDS, CODE_CAUSAL, CODE_ANTICAUSAL = 0, 1, 2
+# Layout.kernel_meta's has_partial where some partial block is anti-causal (1: partial
+# blocks, none anti-causal; 0: none): the Gluon forward then compiles that mask's branch.
+PARTIAL_ANTICAUSAL = 2
 
 
 def canonical_device(device) -> torch.device:
@@ -334,13 +337,20 @@ class Layout:
         ``sparseflash.kernels.launch.LayoutMeta``: block, heads, nq, nk, the ``kv`` and ``q``
         :meth:`schedule_sizes`, the ``kv`` and ``q`` :meth:`mean_blocks`,
         :meth:`columns_are_runs`, :meth:`rows_are_runs`, whether any block is partial
-        (has an element mask), the ``kv`` :meth:`longest_stretch` and the ``q`` and
+        (has an element mask: 1, or :data:`PARTIAL_ANTICAUSAL` where some of them are
+        anti-causal; 0 if none), the ``kv`` :meth:`longest_stretch` and the ``q`` and
         ``kv`` :meth:`uniform_blocks`. One place,
         so the launcher and ``attention()`` (which must not import Triton) cannot
         disagree."""
         if self._kernel_meta is None:  # read on every attention() call: derive once
             self._prepare_in_call()
         return self._kernel_meta
+
+    def _partial_kind(self) -> int:
+        """:meth:`kernel_meta`'s has_partial: 0, 1 or :data:`PARTIAL_ANTICAUSAL`."""
+        if self.partial_keys.numel() == 0:
+            return 0
+        return PARTIAL_ANTICAUSAL if bool((self.partial_codes == CODE_ANTICAUSAL).any()) else 1
 
     def kernel_tables(self) -> Tuple[torch.Tensor, ...]:
         """The CSR tables the kernels read, int32 on ``self.device``, in this order:
@@ -394,7 +404,7 @@ class Layout:
                 self.block, self.num_heads, self.num_q_blocks, self.num_kv_blocks,
                 *self.schedule_sizes("kv"), *self.schedule_sizes("q"),
                 self.mean_blocks("kv"), self.mean_blocks("q"), int(self.columns_are_runs()),
-                int(self.rows_are_runs()), int(self.partial_keys.numel() > 0),
+                int(self.rows_are_runs()), self._partial_kind(),
                 self.longest_stretch("kv"), self.uniform_blocks("q"),
                 self.uniform_blocks("kv"))
         if self._row_keys is None:  # device copies for padding_limits

@@ -1,0 +1,35 @@
+"""Session 48: the forwards' partial mask by one compare a score (``hopper._partial_mask``
+as of this session) against the boolean tile of ``hopper.partial_keep`` it replaced (the
+tree of commit 514305c, unpacked at the path given), from CUDA graphs.
+
+    python benchmarks/sessions/s48_mask_ab.py OLD_TREE [--rounds 2]
+
+Why: the probes of ``s48_diag_probe_ab.py`` (calls 1-3) found the diagonal tile's extra
+time in the mask's arithmetic: 5-7 instructions a score, and in ``hopper``'s own D=64
+kernel the register spill they caused. Prediction, from those probes (probe 7 for
+``hopper``'s own kernel, which main compiles without the anti-causal branch where the
+layout has no anti-causal block; probe 5 for the ping-pong kernel, which keeps it): 1K
+``causal`` 13-16% faster at both head dims, 4K 1-4%, 16K under 2%; dense at N = 1,000
+(ragged last blocks) 2-11%; the anti-causal layouts no slower.
+
+Result: (to be filled from call 4).
+"""
+
+from benchmarks.sessions import ab
+
+CAUSAL = [(64, "causal", 0.0), (128, "causal", 0.0)]
+SHAPES = {
+    (16, 16, 1024): CAUSAL + [(64, "~causal", 0.0), (128, "~causal", 0.0)],
+    (4, 16, 4096): CAUSAL,
+    (1, 16, 16384): CAUSAL,
+    (16, 16, 1000): [(64, "dense", 0.0), (128, "dense", 0.0), (64, "causal", 0.0),
+                     (64, "local(1) & ~causal", 0.0)],
+}
+
+
+def main():
+    ab.tree_forward_ab_main(("before", "after"), SHAPES)
+
+
+if __name__ == "__main__":
+    main()
