@@ -102,8 +102,11 @@ def _graph_bench(run: Callable[[], object]) -> float:
 
 
 def _relative_error(a: torch.Tensor, b: torch.Tensor) -> float:
-    """max|a - b| / max|b|, in float32."""
-    return ((a.float() - b.float()).abs().max() / b.float().abs().max()).item()
+    """max|a - b| / max|b| over the finite entries of b, in float32; entries equal in both
+    (an empty row's LSE of -inf, say) differ by 0, not NaN."""
+    a, b = a.float(), b.float()
+    diff = torch.where(a == b, torch.zeros_like(a), (a - b).abs())
+    return (diff.max() / b[b.isfinite()].abs().max()).item()
 
 
 def _run_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, float]],
