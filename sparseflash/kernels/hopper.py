@@ -323,45 +323,43 @@ if AVAILABLE:
                  pred=ok)
 
     @gluon.jit
-    def partial_keep(code, q_start, key_start, Nk, BLOCK_M: gl.constexpr,
-                     BLOCK_N: gl.constexpr, layout: gl.constexpr,
-                     KEYS_FIRST: gl.constexpr = False):
-        """bool (BLOCK_M, BLOCK_N): which scores of a partial block count, by
-        ``common.tile_mask``'s rule without key padding (keys past ``Nk`` never count);
-        (BLOCK_N, BLOCK_M) with ``KEYS_FIRST``, for the dK/dV kernel's transposed scores."""
-        # Query offsets run down the tile's rows (axis 0) unless the keys do; each vector
-        # is sliced out of, and expanded back along, the axis it does not run down.
-        Q_SLICE: gl.constexpr = 0 if KEYS_FIRST else 1
-        K_SLICE: gl.constexpr = 1 - Q_SLICE
-        offs_m = q_start + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(Q_SLICE, layout))
-        offs_n = key_start + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(K_SLICE, layout))
-        causal = gl.expand_dims(offs_m, Q_SLICE) >= gl.expand_dims(offs_n, K_SLICE)
-        keep = ((code == CODE_BOUNDS) | ((code == CODE_CAUSAL) & causal)
-                | ((code == CODE_ANTICAUSAL) & (~causal)))
-        return keep & gl.expand_dims(offs_n < Nk, K_SLICE)
+    def partial_select(x, OTHER: gl.constexpr, code, q_start, key_start, Nk,
+                       BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, layout: gl.constexpr,
+                       KEYS_FIRST: gl.constexpr = False, ANTICAUSAL: gl.constexpr = True):
+        """``x`` (BLOCK_M queries from ``q_start``, BLOCK_N keys from ``key_start``; with
+        ``KEYS_FIRST`` (BLOCK_N, BLOCK_M), for the backward's transposed scores) with the
+        entries a partial block of mask ``code`` leaves out set to ``OTHER``, by
+        ``common.tile_mask``'s rule without key padding: keys past ``Nk`` never count, a
+        causal block keeps the keys up to its query, an anti-causal one those past it.
 
-    @gluon.jit
-    def _partial_mask(s, code, q_start, key_start, Nk, BLOCK_M: gl.constexpr,
-                      BLOCK_N: gl.constexpr, layout: gl.constexpr,
-                      ANTICAUSAL: gl.constexpr = True):
-        """``s`` (BLOCK_M, BLOCK_N) with the scores a partial block leaves out set to -inf,
-        by :func:`partial_keep`'s rule: one compare a score against its row's upper key
-        bound (``min(q + 1, Nk)`` on a causal block, ``Nk`` on the others), and on an
-        anti-causal block a second against its lower one (``k > q``), under a branch that
-        ``ANTICAUSAL`` False (the layout has no anti-causal block) leaves out of the code.
-
-        (Selecting by ``partial_keep``'s boolean tile took 5-7 instructions a score, and
-        the diagonal tile of a short ``causal`` row several times a full tile's time: this
-        form made the 1K ``causal`` forwards 13-16% faster; NOTES v49.)"""
-        rows = q_start + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, layout))
-        keys = gl.expand_dims(
-            key_start + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, layout)), 0)
-        upper = gl.where(code == CODE_CAUSAL, gl.minimum(rows + 1, Nk), Nk)
-        s = gl.where(keys < gl.expand_dims(upper, 1), s, float("-inf"))
-        if ANTICAUSAL:
-            if code == CODE_ANTICAUSAL:
-                s = gl.where(keys > gl.expand_dims(rows, 1), s, float("-inf"))
-        return s
+        One compare an entry against a bound of its tile row: queries first, a key below
+        the row's upper bound (``min(q + 1, Nk)`` on a causal block, ``Nk`` on the
+        others); keys first, a query from the row's first one (its key on a causal block,
+        0 on the others, none past ``Nk``). An anti-causal block adds a second compare,
+        under a branch that ``ANTICAUSAL`` False (no block of the layout is anti-causal)
+        leaves out of the code. (A boolean tile of the three codes' rule, selected at
+        once, took 5-7 instructions an entry and, in the forward, made a short ``causal``
+        row's diagonal tile cost several full tiles: NOTES v49.)"""
+        if KEYS_FIRST:
+            keys = key_start + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(1, layout))
+            queries = gl.expand_dims(
+                q_start + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(0, layout)), 0)
+            first = gl.where(code == CODE_CAUSAL, keys, 0)
+            first = gl.where(keys < Nk, first, 2147483647)
+            x = gl.where(queries >= gl.expand_dims(first, 1), x, OTHER)
+            if ANTICAUSAL:
+                if code == CODE_ANTICAUSAL:
+                    x = gl.where(queries < gl.expand_dims(keys, 1), x, OTHER)
+        else:
+            queries = q_start + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, layout))
+            keys = gl.expand_dims(
+                key_start + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, layout)), 0)
+            upper = gl.where(code == CODE_CAUSAL, gl.minimum(queries + 1, Nk), Nk)
+            x = gl.where(keys < gl.expand_dims(upper, 1), x, OTHER)
+            if ANTICAUSAL:
+                if code == CODE_ANTICAUSAL:
+                    x = gl.where(keys > gl.expand_dims(queries, 1), x, OTHER)
+        return x
 
     @gluon.jit
     def _scores(q_smem, k_smem, k_bar, zero_s, j, partial, n_full, part_start, PART_IDX,
@@ -370,7 +368,7 @@ if AVAILABLE:
                 ANTICAUSAL: gl.constexpr, s_layout: gl.constexpr):
         """Raw scores Q K_j^T (BLOCK_M, BLOCK_N) of key tile ``j``, float32, once its keys
         have landed. With ``MASKED`` and ``partial`` (tile j is a partial block's) the
-        scores its mask leaves out are -inf (:func:`_partial_mask`, with ``ANTICAUSAL``)."""
+        scores its mask leaves out are -inf (:func:`partial_select`, with ``ANTICAUSAL``)."""
         SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
         slot = j % STAGES
         mbarrier.wait(k_bar.index(slot), (j // STAGES) & 1)
@@ -381,8 +379,9 @@ if AVAILABLE:
             if partial:
                 listed = part_start + (j - n_full) // SUB
                 key_start = gl.load(PART_IDX + listed) * LAYOUT_BLOCK + (j % SUB) * BLOCK_N
-                s = _partial_mask(s, gl.load(PART_CODE + listed), q_start, key_start, Nk,
-                                  BLOCK_M, BLOCK_N, s_layout, ANTICAUSAL)
+                s = partial_select(s, float("-inf"), gl.load(PART_CODE + listed), q_start,
+                                   key_start, Nk, BLOCK_M, BLOCK_N, s_layout,
+                                   ANTICAUSAL=ANTICAUSAL)
         return s
 
     @gluon.jit

@@ -132,9 +132,10 @@ if AVAILABLE:
     from triton.experimental.gluon.language.nvidia.hopper import (mbarrier, warpgroup_mma,
                                                                   warpgroup_mma_wait)
 
-    from .hopper import (_coords_at, _issue_kv_at, _padding, _partial_mask, fill_item, fill_slot,
-                         _row_walk, _run_offset, _softmax_step, _tile_keys, finish_rows,
-                         mask_padding, store_rows, sync_partition, tma, tma_load)
+    from .hopper import (_coords_at, _issue_kv_at, _padding, _row_walk, _run_offset,
+                         _softmax_step, _tile_keys, fill_item, fill_slot, finish_rows,
+                         mask_padding, partial_select, store_rows, sync_partition, tma,
+                         tma_load)
 
     #: The ints the loader hands a warp group with each item (:func:`_hand_over_walk`).
     WALK_FIELDS = gl.constexpr(12)
@@ -303,12 +304,14 @@ if AVAILABLE:
     def _masked(s, j, n_full, part_start, PART_IDX, PART_CODE, q_start, Nk,
                 LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
                 s_layout: gl.constexpr):
-        """Scores ``s`` of tile j, a partial block's, with its mask's leftouts at -inf."""
+        """Scores ``s`` of tile j, a partial block's, with its mask's leftouts at -inf.
+        (With the anti-causal compare's branch whatever the layout: left out, ptxas spilled
+        16 bytes at D=128 and the 1K ``causal`` forward ran 1-2% slower; NOTES v49.)"""
         SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
         listed = part_start + (j - n_full) // SUB
         key_start = gl.load(PART_IDX + listed) * LAYOUT_BLOCK + (j % SUB) * BLOCK_N
-        return _partial_mask(s, gl.load(PART_CODE + listed), q_start, key_start, Nk, BLOCK_M,
-                             BLOCK_N, s_layout)
+        return partial_select(s, float("-inf"), gl.load(PART_CODE + listed), q_start, key_start,
+                              Nk, BLOCK_M, BLOCK_N, s_layout)
 
     @gluon.jit
     def _draw_tile(draws, seed_lo, seed_hi, bh, q_start, j, n_full, full_start, part_start,
