@@ -641,9 +641,9 @@ def test_gluon_forward_choice(monkeypatch):
 
 # The Gluon dK/dV kernel of sm_90 GPUs (kernels.hopper_backward; by default at D=128,
 # forced here at both head dims with SPARSEFLASH_GLUON=1). It needs the query length to be
-# a multiple of the layout block: runs and table walks, causal diagonals (partial blocks),
-# GQA with broadcast and per-head layouts, split columns (global keys), a ragged key length,
-# block 64. Forward and dQ run as usual; the test checks that the Gluon dK/dV ran.
+# a multiple of the layout block: runs and table walks, causal and anti-causal diagonals
+# (partial blocks), GQA with broadcast and per-head layouts, split columns (global keys), a
+# ragged key length, block 64. Forward and dQ run as usual; the test checks that the Gluon dK/dV ran.
 GLUON_BWD_CASES = [
     CASES[0],
     ("causal", 1, 4, 4, 1024, 1024, 128, 128, False),
@@ -653,6 +653,7 @@ GLUON_BWD_CASES = [
     ("butterfly", 1, 4, 4, 1024, 1024, 128, 128, False),
     ("dense", 1, 2, 2, 1024, 2000, 64, 128, False),
     ("per_head(local(1), causal)", 1, 2, 2, 1024, 1024, 128, 128, False),
+    ("~causal", 1, 4, 4, 1024, 1024, 64, 128, False),  # anti-causal diagonals
 ]
 
 
@@ -712,6 +713,9 @@ FUSED_BWD_CASES = [c for c in GLUON_BWD_CASES if c[7] % 128 == 0] + [
     ("causal | global(1)", 2, 4, 4, 1024, 1024, 64, 128, "holes"),
     ("local(1) | global(1)", 2, 4, 2, 2048, 2048, 64, 64, "holes"),
     ("butterfly", 2, 4, 4, 1024, 1024, 64, 128, "empty"),
+    # Anti-causal diagonals (the mask's second compare), at both head dims.
+    ("~causal", 1, 4, 4, 1024, 1024, 128, 128, False),
+    ("local(1) & ~causal", 2, 4, 4, 1024, 1024, 64, 128, "holes"),
 ]
 
 

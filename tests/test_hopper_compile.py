@@ -134,13 +134,14 @@ def _compile_dkdv(d, has_partial, dtype=torch.bfloat16):
 
 
 def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padded=False,
-                   dropout=False, draw_order=None, pdl=None, fill=False):
+                   dropout=False, draw_order=None, pdl=None, fill=False, anticausal=False):
     """triton.compile of the fused backward for sm_90, as ``hopper_fused.backward``
     launches it on a layout of ``layout_block`` (its tiles, its register cap), for a call
     with key padding and with dropout as asked (its draws placed by ``draw_order``, by
     default ``hopper_fused.DRAW_ORDER``'s; programmatic dependent launch as ``pdl``, by
     default ``hopper_fused.PDL``), on the 1-D grid that fills the last wave with
-    ``fill`` (``hopper_fused.FILL_LAST_WAVE``)."""
+    ``fill`` (``hopper_fused.FILL_LAST_WAVE``), for a layout with anti-causal partial
+    blocks with ``anticausal``."""
     f = hopper_fused
     block_n, block_m, maxnreg = f.tiles(d, layout_block, bool(has_partial) and dropout)
     warps = f.NUM_WARPS
@@ -174,7 +175,7 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padde
                   PDL=f.PDL if pdl is None else pdl, DK_EARLY=f.dk_early(block_n),
                   DELTA_SCALED=f.DELTA_SCALED, DROP_SCALE_LATE=f.drop_scale_late(),
                   NAMED_EXCHANGE=f.NAMED_EXCHANGE, NAMED_DQ=f.named_dq(dropout), FILL=fill,
-                  num_warps=warps)
+                  ANTICAUSAL=bool(has_partial and anticausal), num_warps=warps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return triton.compile(GluonASTSource(kernel, sig, consts),
@@ -227,8 +228,8 @@ def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
     fused backward and the ping-pong forward also with dropout (``"dropout"``) or both
     (``"both"``), and for the fused backward with dropout drawn early by its first warp
     group (``"dropout-early"``); for the forwards on the 1-D grid that fills the last wave
-    (``"fill"``), and for ``hopper``'s own forward on a layout with anti-causal blocks
-    (``"anticausal"``))."""
+    (``"fill"``), and for ``hopper``'s own forward and the fused backward on a layout with
+    anti-causal blocks (``"anticausal"``))."""
     if kind == "forward":
         compiled = _compile(d, flag_a, flag_b, dtype, padded is True, padded == "fill",
                             padded == "anticausal")
@@ -247,7 +248,7 @@ def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
         compiled = _compile_fused(d, flag_b, dtype, 64 if flag_a else 128,
                                   padded in (True, "both"),
                                   padded in ("dropout", "both", "dropout-early"), order,
-                                  fill=padded == "fill")
+                                  fill=padded == "fill", anticausal=padded == "anticausal")
     ptx = compiled.asm["ptx"]
     serialized, spills = _ptxas_report(ptx)
     return {"variant": [kind, d, flag_a, flag_b, str(dtype), padded],
@@ -303,6 +304,9 @@ JOBS += [("fused", 128, False, False, BF16, "dropout"),
 # ... and on the 1-D grid that fills the last wave (hopper_fused.FILL_LAST_WAVE), which
 # takes dense layouts: both head dims.
 JOBS += [("fused", 128, False, False, BF16, "fill"), ("fused", 64, False, False, BF16, "fill")]
+# ... and on layouts with anti-causal partial blocks (the mask's second compare).
+JOBS += [("fused", 128, False, True, BF16, "anticausal"),
+         ("fused", 64, False, True, BF16, "anticausal")]
 # The ping-pong forward: run walks (dense), table walks with partial blocks (causal), fp16;
 # key padding on both walks; D=64 causal.
 JOBS += [("pingpong", 128, True, False, BF16, False),

@@ -108,9 +108,9 @@ if AVAILABLE:
         if HAS_PARTIAL:
             if j >= n_full:  # a partial block's tile
                 listed = part_start + (j - n_full) // (LAYOUT_BLOCK // BLOCK_M)
-                keep = hopper.partial_keep(gl.load(PART_CODE + listed), q_start, start_n,
-                                           Nk, BLOCK_M, BLOCK_N, st_layout, KEYS_FIRST=True)
-                pt = gl.where(keep, pt, 0.0)
+                pt = hopper.partial_select(pt, 0.0, gl.load(PART_CODE + listed), q_start,
+                                           start_n, Nk, BLOCK_M, BLOCK_N, st_layout,
+                                           KEYS_FIRST=True)
         p_op = gl.convert_layout(pt.to(dtype), op_layout)
         dv = warpgroup_mma(p_op, do_smem.index(slot), dv, is_async=True)
         dpt, p_op = warpgroup_mma_wait(num_outstanding=1, deps=(dpt, p_op))

@@ -546,7 +546,8 @@ if AVAILABLE:
                  HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
                  DRAW_ORDER: gl.constexpr, DK_EARLY: gl.constexpr,
                  DELTA_SCALED: gl.constexpr, DROP_SCALE_LATE: gl.constexpr,
-                 NAMED_EXCHANGE: gl.constexpr, NAMED_DQ: gl.constexpr, FILL: gl.constexpr):
+                 NAMED_EXCHANGE: gl.constexpr, NAMED_DQ: gl.constexpr, FILL: gl.constexpr,
+                 ANTICAUSAL: gl.constexpr):
         """Consumer warp group WG, a partition of its own: the five products of every tile
         for its 64 of the program's key rows, then their dK and dV (or a split column's
         partial sums) stored. dQ's tile needs every key row's dS: each warp group stores
@@ -670,10 +671,10 @@ if AVAILABLE:
                         listed = part_start + (j - n_full) // SUB
                         tile_start = gl.load(PART_IDX + listed) * LAYOUT_BLOCK \
                             + (j % SUB) * BLOCK_M
-                        keep = hopper.partial_keep(gl.load(PART_CODE + listed), tile_start,
-                                                   key_start, Nk, BLOCK_M, KEYS, st_layout,
-                                                   KEYS_FIRST=True)
-                        pt = gl.where(keep, pt, 0.0)
+                        pt = hopper.partial_select(pt, 0.0, gl.load(PART_CODE + listed),
+                                                   tile_start, key_start, Nk, BLOCK_M, KEYS,
+                                                   st_layout, KEYS_FIRST=True,
+                                                   ANTICAUSAL=ANTICAUSAL)
                 if HAS_DROPOUT:
                     # dV takes the dropped probabilities, as the forward's O did (with
                     # DROP_SCALE_LATE their 1 / (1 - p) is applied to the sum after the walk).
@@ -803,7 +804,8 @@ if AVAILABLE:
             TMA_STORE: gl.constexpr, DRAW_ORDER: gl.constexpr, PDL: gl.constexpr,
             DK_EARLY: gl.constexpr, DELTA_SCALED: gl.constexpr,
             DROP_SCALE_LATE: gl.constexpr, NAMED_EXCHANGE: gl.constexpr,
-            NAMED_DQ: gl.constexpr, FILL: gl.constexpr, num_warps: gl.constexpr):
+            NAMED_DQ: gl.constexpr, FILL: gl.constexpr, ANTICAUSAL: gl.constexpr,
+            num_warps: gl.constexpr):
         """Program (column schedule entry, key tile) x (batch, kv head repeat), as
         ``hopper_backward.hopper_dkdv_kernel`` (with ``FILL``, the same and then chunks of
         columns on a 1-D grid: ``hopper.program_item``; ``X``, ``FILL_FROM`` and ``CHUNKS`` its
@@ -817,7 +819,8 @@ if AVAILABLE:
         with their batch strides: a padding key's row of P^T is zero, and a column of
         padding walks nothing. With ``HAS_DROPOUT``, ``SEED`` ((1,) int64) is the forward's
         dropout seed, ``keep_threshold`` the 16-bit draw a kept score reaches and
-        ``drop_scale`` 1 / (1 - p)."""
+        ``drop_scale`` 1 / (1 - p). ``ANTICAUSAL``: the layout may have anti-causal partial
+        blocks (``hopper.partial_select``; False leaves their compare out of the code)."""
         dtype: gl.constexpr = q_desc.dtype
         _let_next_grid_launch(PDL)
         (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col, n_walk,
@@ -890,7 +893,7 @@ if AVAILABLE:
                             X, FILL_FROM, CHUNKS, WS_SLOTS, stride_kpm_b, stride_lim_b,
                             LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, HAS_PADDING,
                             HAS_DROPOUT, TMA_STORE, DRAW_ORDER, DK_EARLY, DELTA_SCALED,
-                            DROP_SCALE_LATE, NAMED_EXCHANGE, NAMED_DQ, FILL)),
+                            DROP_SCALE_LATE, NAMED_EXCHANGE, NAMED_DQ, FILL, ANTICAUSAL)),
                 (_loader, (q_desc, k_desc, v_desc, do_desc, lse_desc, delta_desc, k_smem,
                            v_smem, q_smem, do_smem, lse_smem, delta_smem, kv_bar, ready, empty,
                            FULL_IDX, PART_IDX, cols, rot, n_full, n_walk, full_start,
@@ -910,7 +913,7 @@ if AVAILABLE:
                             X, FILL_FROM, CHUNKS, WS_SLOTS, stride_kpm_b, stride_lim_b,
                             LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, HAS_PADDING,
                             HAS_DROPOUT, TMA_STORE, DRAW_ORDER, DK_EARLY, DELTA_SCALED,
-                            DROP_SCALE_LATE, NAMED_EXCHANGE, NAMED_DQ, FILL)),
+                            DROP_SCALE_LATE, NAMED_EXCHANGE, NAMED_DQ, FILL, ANTICAUSAL)),
                 (_consume, (1, kv_smem, q_smem, do_smem, lse_smem, delta_smem, ds_smem,
                             dq_smem, draws_smem, kv_bar, ready, empty, ds_full, dq_ready, dq_empty,
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
@@ -919,7 +922,7 @@ if AVAILABLE:
                             X, FILL_FROM, CHUNKS, WS_SLOTS, stride_kpm_b, stride_lim_b,
                             LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, HAS_PADDING,
                             HAS_DROPOUT, TMA_STORE, DRAW_ORDER, DK_EARLY, DELTA_SCALED,
-                            DROP_SCALE_LATE, NAMED_EXCHANGE, NAMED_DQ, FILL)),
+                            DROP_SCALE_LATE, NAMED_EXCHANGE, NAMED_DQ, FILL, ANTICAUSAL)),
                 (_loader, (q_desc, k_desc, v_desc, do_desc, lse_desc, delta_desc, k_smem,
                            v_smem, q_smem, do_smem, lse_smem, delta_smem, kv_bar, ready, empty,
                            FULL_IDX, PART_IDX, cols, rot, n_full, n_walk, full_start,
@@ -1000,7 +1003,7 @@ if AVAILABLE:
 
 def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, layout_block,
          has_partial, has_padding=False, stride_kpm_b=0, stride_lim_b=0,
-         has_dropout=False, fill=None) -> tuple:
+         has_dropout=False, fill=None, anticausal=True) -> tuple:
     """-> (delta launch, fused launch, (key rows, query rows), cast launch, whether delta
     is scaled (:data:`DELTA_SCALED`)):
     :func:`delta_kernel`, :func:`hopper_fused_backward_kernel` and :func:`dq_cast_kernel`
@@ -1010,6 +1013,8 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
     ``fill_from`` on as ``chunks`` chunks a column (their workspace slots then number
     ``programs * chunks`` a group, for ``kv_groups - fill_from`` groups, in place of
     ``q_slots``), and for key padding the batch strides of its mask and walk limits;
+    ``anticausal`` False (no partial block of the layout is anti-causal) leaves that
+    mask's compare out of its code;
     ``launch.backward`` checked :func:`usable` and keeps them for calls of the same
     shapes; :func:`backward` launches them."""
     B, H, N, D = q.shape
@@ -1041,7 +1046,7 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
         DRAW_ORDER=DRAW_ORDER[D, bool(has_partial)], DK_EARLY=dk_early(block_n),
         DELTA_SCALED=DELTA_SCALED, DROP_SCALE_LATE=drop_scale_late(),
         NAMED_EXCHANGE=NAMED_EXCHANGE, NAMED_DQ=named_dq(has_dropout), FILL=chunks > 1,
-        num_warps=NUM_WARPS, maxnreg=maxnreg,
+        ANTICAUSAL=bool(has_partial and anticausal), num_warps=NUM_WARPS, maxnreg=maxnreg,
         **pdl)
     return delta, fused, (block_n, block_m), cast, DELTA_SCALED
 

@@ -539,7 +539,8 @@ def _backward_plan(q, k, v, do, o, dq, dk, dv, meta: LayoutMeta, has_padding: bo
         fused = hopper_fused.bind(q, k, o, do, meta.q_programs, kv_groups, meta.num_kv_blocks,
                                   sched_heads, meta.q_slots, meta.block,
                                   bool(meta.has_partial), has_padding, s_kpm, s_lim,
-                                  dropout_p > 0, (fill_from, chunks))
+                                  dropout_p > 0, (fill_from, chunks),
+                                  anticausal=meta.has_partial == PARTIAL_ANTICAUSAL)
         return _BackwardPlan(meta, None, None, False, None, sum_dkdv, chunked, None,
                              dkdv_workspace, fused)
     block_d = head_dim_tile(D)

@@ -1,0 +1,41 @@
+"""Session 48: the Gluon backwards' partial mask by one compare an entry
+(``hopper.partial_select`` with ``KEYS_FIRST``; the fused backward leaves the anti-causal
+compare out where the layout has no anti-causal block) against the boolean tile of
+``hopper.partial_keep`` it replaced (the tree of commit 514305c, unpacked at the path
+given), ``launch.backward`` timed from CUDA graphs.
+
+    python benchmarks/sessions/s48_bwd_mask_ab.py OLD_TREE [--rounds 2]
+
+Why: the forwards' diagonal tiles lost their extra time to this rewrite (call 4,
+``s48_mask_ab.py``: 1K ``causal`` forwards 13-16% faster). The backward's fwd+bwd at 1K
+was 0.496 ms against 0.429 with the diagonal blocks full (D=64; 0.784 against 0.705 at
+D=128; NOTES v48), ~30-50 us of which the forward does not explain. ptxas of Triton 3.6:
+the fused backward with partial blocks 4,744 -> 3,456 instructions at D=64 (spill 56 ->
+28 bytes), 4,056 -> 3,632 at D=128 (spill 36 -> 44).
+
+Prediction: the 1K ``causal`` backward 5-10% faster at D=64, 2-6% at D=128; 4K half that.
+
+Result: (to be filled from call 5).
+"""
+
+import argparse
+
+from benchmarks.sessions import ab
+
+CAUSAL = [(64, "causal", 0.0), (128, "causal", 0.0)]
+SHAPES = {(16, 16, 1024): CAUSAL + [(64, "~causal", 0.0)], (4, 16, 4096): CAUSAL}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("old_tree")
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    variants = {"before": ab.kernels_of(args.old_tree, "old"), "after": ab.kernels_of(None)}
+    for (B, H, N), cases in SHAPES.items():
+        print(f"B={B} H={H} N={N}", flush=True)
+        ab.backward_ab(variants, cases, rounds=args.rounds, B=B, H=H, N=N, timer="cudagraph")
+
+
+if __name__ == "__main__":
+    main()
