@@ -15,7 +15,12 @@ the fused backward with partial blocks 4,744 -> 3,456 instructions at D=64 (spil
 
 Prediction: the 1K ``causal`` backward 5-10% faster at D=64, 2-6% at D=128; 4K half that.
 
-Result: (to be filled from call 5).
+Result (call 5, ``s48-call5.sh``, log ``results/NVIDIA-H200-bwd-mask-ab-s48-call5.log``;
+39 fused and dK/dV backward GPU tests passed first, anti-causal cases among them, log
+``-checks-s48-call5.log``), best of two rounds, before -> after, ms, dK and dV bit for
+bit the old tree's in every run: 1K ``causal`` 0.361 -> 0.333 (D=64, +8.6%), 0.544 ->
+0.532 (D=128, +2.2%), ``~causal`` D=64 0.362 -> 0.338 (+7.0%); 4K 0.939 -> 0.881 (+6.6%),
+1.488 -> 1.468 (+1.3%). As predicted at D=128; at D=64, 4K gained more than predicted.
 """
 
 import argparse

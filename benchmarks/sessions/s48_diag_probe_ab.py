@@ -35,7 +35,28 @@ about as much as 1; if the second loop's code (its size, or the step into it) is
 cost, 3 gains most of it and 1 and 2 little; 4 (one loop, a mask on every tile) then
 gains too despite masking 4.5x the tiles.
 
-Result: (to be filled from call 1).
+Result (best of two rounds, ms; outputs of 2, 5 and 6 bit for bit main's):
+
+* call 1 (``s48-call1.sh``, log ``results/NVIDIA-H200-diag-probe-s48-call1.log``), main /
+  1 / 2 / 3 / 4: 1K D=64 0.144 / 0.115 / 0.146 / 0.117 / 0.163; D=128 0.209 / 0.161 /
+  0.185 / 0.151 / 0.197; 4K D=64 0.374 / 0.349 / 0.352 / 0.341 / 0.498; D=128 0.497 /
+  0.487 / 0.490 / 0.462 / 0.581. Without the mask (1) the diagonal costs what the one
+  loop (3) does and ``causal | local(0)`` did: the time is the mask's arithmetic, not the
+  second loop; masking every tile (4) costs more than it saves.
+* call 2 (``s48-call2.sh``), main / 1 / 2 / 5 / 6: 1K D=64 0.145 / 0.115 / 0.147 / 0.133
+  / 0.135, D=128 0.208 / 0.163 / 0.184 / 0.183 / 0.189; 4K 0.376 / 0.354 / 0.357 / 0.361
+  / 0.365 and 0.516 / 0.496 / 0.496 / 0.504 / 0.499; N = 1,000 dense 0.204 / 0.172 /
+  0.210 / 0.195 / 0.195 (D=64) and 0.260 / 0.244 / 0.250 / 0.254 / 0.256, ``causal`` D=64
+  0.143 / 0.117 / 0.149 / 0.135 / 0.136.
+* call 3 (``s48-call3.sh``), main / 5 / 6 / 7: 1K D=64 0.145 / 0.134 / 0.135 / 0.125,
+  D=128 0.208 / 0.184 / 0.189 / 0.187; 4K 0.375 / 0.359 / 0.365 / 0.361 and 0.495 /
+  0.490 / 0.493 / 0.495; N = 1,000 dense 0.205 / 0.196 / 0.196 / 0.185 and 0.257 / 0.246
+  / 0.255 / 0.253, ``causal`` D=64 0.143 / 0.135 / 0.136 / 0.126.
+
+``hopper``'s own D=64 kernel is fastest with 7 (no branch; ptxas of Triton 3.6 spills 0
+bytes, against 72 for main and 164 for 5), the ping-pong kernel with 5 (7 spills 16
+there). Main now takes 7's form where the layout has no anti-causal block and 5's
+elsewhere (``hopper.partial_select``; ``s48_mask_ab.py`` times it).
 """
 
 import os
