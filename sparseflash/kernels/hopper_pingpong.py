@@ -306,7 +306,8 @@ if AVAILABLE:
                 s_layout: gl.constexpr):
         """Scores ``s`` of tile j, a partial block's, with its mask's leftouts at -inf.
         (With the anti-causal compare's branch whatever the layout: left out, ptxas spilled
-        16 bytes at D=128 and the 1K ``causal`` forward ran 1-2% slower; NOTES v49.)"""
+        16 bytes at D=128 and the forward ran 1-3% slower on ``causal`` at 1K and 4K and
+        on ragged ends; NOTES v49.)"""
         SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
         listed = part_start + (j - n_full) // SUB
         key_start = gl.load(PART_IDX + listed) * LAYOUT_BLOCK + (j % SUB) * BLOCK_N
