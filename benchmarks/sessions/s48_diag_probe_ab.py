@@ -1,9 +1,10 @@
 """Session 48: where a diagonal tile's time goes in the forwards (``causal`` at short
-sequences; NOTES v48, v49). Runs on branch ``s48-diag-probe`` (or main after ``git apply
-benchmarks/sessions/s48_diag_probe.patch``), whose ``hopper.PARTIAL_PROBE`` (a constexpr
-global; 0 is main's machine code, instruction for instruction) selects a timing probe:
+sequences; NOTES v48, v49). Runs on branch ``s48-diag-probe`` (or on commit 514305c, the
+tree before the mask's rewrite, after ``git apply benchmarks/sessions/s48_diag_probe.patch``),
+whose ``hopper.PARTIAL_PROBE`` (a constexpr global; 0 is that tree's machine code,
+instruction for instruction) selects a timing probe:
 
-    0  main
+    0  the tree as it was (labelled "main" in the logs)
     1  the partial mask not applied (its table reads, loop and -inf guard kept)
     2  the mask by per-row key bounds (lo <= key < hi), a correct rewrite
     3  the partial tiles through the full tiles' loop, unmasked (one loop; wrong outputs)
