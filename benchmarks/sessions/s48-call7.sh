@@ -1,6 +1,6 @@
-# Session 48, device call 6: causal and dense at N = 1K and 4K (16K tokens a call), both
-# head dims, forward and fwd+bwd, timed from CUDA graphs, sparseflash and the peers
-# in processes of their own: the tables after the partial mask's rewrite (calls 4-5).
+# Session 48, device call 7: call 6 in float16: causal and dense at N = 1K and 4K (16K
+# tokens a call), both head dims, forward and fwd+bwd, timed from CUDA graphs,
+# sparseflash and the peers in processes of their own.
 source benchmarks/sessions/common.sh
 BUDGET=330
 NOTE="s48 call 7 (benchmarks/sessions/s48-call7.sh)"
