@@ -643,7 +643,8 @@ def test_gluon_forward_choice(monkeypatch):
 # forced here at both head dims with SPARSEFLASH_GLUON=1). It needs the query length to be
 # a multiple of the layout block: runs and table walks, causal and anti-causal diagonals
 # (partial blocks), GQA with broadcast and per-head layouts, split columns (global keys), a
-# ragged key length, block 64. Forward and dQ run as usual; the test checks that the Gluon dK/dV ran.
+# ragged key length, block 64. Forward and dQ run as usual; the test checks that the Gluon
+# dK/dV ran.
 GLUON_BWD_CASES = [
     CASES[0],
     ("causal", 1, 4, 4, 1024, 1024, 128, 128, False),
