@@ -257,12 +257,12 @@ def knob_ab_main(module, name: str, values: Dict[str, object],
                 shape=(B, H, N))
 
 
-def tree_forward_ab_main(labels: Tuple[str, str],
-                         shapes: Dict[Tuple[int, int, int], list]) -> None:
+def tree_ab_main(labels: Tuple[str, str], shapes: Dict[Tuple[int, int, int], list],
+                 backward: bool = False) -> None:
     """A tree probe's command line, ``script.py OLD_TREE [--rounds 2]``: :func:`forward_ab`
-    of the tree at ``OLD_TREE`` (``labels[0]``) against this one (``labels[1]``) on each
-    (B, H, N) of ``shapes`` ({(B, H, N): cases}), each announced by a line ``B=.. H=..
-    N=..``."""
+    (``backward``: :func:`backward_ab`, from CUDA graphs) of the tree at ``OLD_TREE``
+    (``labels[0]``) against this one (``labels[1]``) on each (B, H, N) of ``shapes``
+    ({(B, H, N): cases}), each announced by a line ``B=.. H=.. N=..``."""
     import argparse
 
     parser = argparse.ArgumentParser()
@@ -272,4 +272,7 @@ def tree_forward_ab_main(labels: Tuple[str, str],
     variants = {labels[0]: kernels_of(args.old_tree, "old"), labels[1]: kernels_of(None)}
     for (B, H, N), cases in shapes.items():
         print(f"B={B} H={H} N={N}", flush=True)
-        forward_ab(variants, cases, rounds=args.rounds, B=B, H=H, N=N)
+        if backward:
+            backward_ab(variants, cases, rounds=args.rounds, B=B, H=H, N=N, timer="cudagraph")
+        else:
+            forward_ab(variants, cases, rounds=args.rounds, B=B, H=H, N=N)

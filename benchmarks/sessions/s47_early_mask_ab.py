@@ -38,7 +38,7 @@ SHAPES = {(16, 16, 1024): CAUSAL, (4, 16, 4096): CAUSAL, (1, 16, 16384): CAUSAL}
 
 
 def main():
-    ab.tree_forward_ab_main(("after", "before"), SHAPES)
+    ab.tree_ab_main(("after", "before"), SHAPES)
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ SHAPES = {(16, 16, 1024): [(64, "causal", 0.0), (128, "causal", 0.0)],
 
 
 def main():
-    ab.tree_forward_ab_main(("main", "early"), SHAPES)
+    ab.tree_ab_main(("main", "early"), SHAPES)
 
 
 if __name__ == "__main__":

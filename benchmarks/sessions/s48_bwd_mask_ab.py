@@ -23,8 +23,6 @@ bit the old tree's in every run: 1K ``causal`` 0.361 -> 0.333 (D=64, +8.6%), 0.5
 1.488 -> 1.468 (+1.3%). As predicted at D=128; at D=64, 4K gained more than predicted.
 """
 
-import argparse
-
 from benchmarks.sessions import ab
 
 CAUSAL = [(64, "causal", 0.0), (128, "causal", 0.0)]
@@ -32,14 +30,7 @@ SHAPES = {(16, 16, 1024): CAUSAL + [(64, "~causal", 0.0)], (4, 16, 4096): CAUSAL
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("old_tree")
-    parser.add_argument("--rounds", type=int, default=2)
-    args = parser.parse_args()
-    variants = {"before": ab.kernels_of(args.old_tree, "old"), "after": ab.kernels_of(None)}
-    for (B, H, N), cases in SHAPES.items():
-        print(f"B={B} H={H} N={N}", flush=True)
-        ab.backward_ab(variants, cases, rounds=args.rounds, B=B, H=H, N=N, timer="cudagraph")
+    ab.tree_ab_main(("before", "after"), SHAPES, backward=True)
 
 
 if __name__ == "__main__":

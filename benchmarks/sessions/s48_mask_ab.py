@@ -37,7 +37,7 @@ SHAPES = {
 
 
 def main():
-    ab.tree_forward_ab_main(("before", "after"), SHAPES)
+    ab.tree_ab_main(("before", "after"), SHAPES)
 
 
 if __name__ == "__main__":
