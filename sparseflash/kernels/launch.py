@@ -171,6 +171,12 @@ class LayoutMeta:
     def of(cls, layout) -> "LayoutMeta":
         return cls(*layout.kernel_meta())
 
+    @property
+    def anticausal(self) -> bool:
+        """Whether some partial block is anti-causal: the Gluon kernels then compile that
+        mask's second compare (``hopper.partial_select``)."""
+        return self.has_partial == PARTIAL_ANTICAUSAL
+
 
 #: The longest table stretch a program holds in registers (``INDEX_REGS``, see
 #: ``kernels.common.listed_stretch``). Picking an index out of the vector is a masked sum,
@@ -382,7 +388,7 @@ def _forward_plan(q, k, v, o, meta: LayoutMeta, has_padding: bool, s_kpm: int, s
                                    bool(meta.has_partial), has_padding, s_kpm, s_lim,
                                    dropout_p > 0, meta.row_blocks,
                                    meta.row_uniform if meta.heads == 1 else 0,
-                                   anticausal=meta.has_partial == PARTIAL_ANTICAUSAL)
+                                   anticausal=meta.anticausal)
         fill_from, chunks = main.fill
         if chunks > 1:  # a slot a chunk of every row of the groups from fill_from on
             workspace = (groups - fill_from, meta.kv_programs * chunks, meta.block, D)
@@ -540,7 +546,7 @@ def _backward_plan(q, k, v, do, o, dq, dk, dv, meta: LayoutMeta, has_padding: bo
                                   sched_heads, meta.q_slots, meta.block,
                                   bool(meta.has_partial), has_padding, s_kpm, s_lim,
                                   dropout_p > 0, (fill_from, chunks),
-                                  anticausal=meta.has_partial == PARTIAL_ANTICAUSAL)
+                                  anticausal=meta.anticausal)
         return _BackwardPlan(meta, None, None, False, None, sum_dkdv, chunked, None,
                              dkdv_workspace, fused)
     block_d = head_dim_tile(D)
