@@ -407,13 +407,18 @@ if AVAILABLE:
               LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
               STAGES: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
               MASKED: gl.constexpr, PADDED: gl.constexpr, ANTICAUSAL: gl.constexpr,
-              s_layout: gl.constexpr, o_layout: gl.constexpr, p_layout: gl.constexpr):
+              s_layout: gl.constexpr, o_layout: gl.constexpr, p_layout: gl.constexpr,
+              P_F32: gl.constexpr = False):
         """One trip of the loop: tile j-1's ``P V`` into ``acc``, then tile j's scores and
         softmax (``MASKED``: tile j is a partial block's; ``PADDED``: its padding keys
         masked, :func:`mask_padding`); refills tile j-1's buffers with tile j-1+STAGES.
-        Returns the new ``acc, p, m_i, l_i``."""
+        Returns the new ``acc, p, m_i, l_i``. ``p`` comes and goes as the MMA's operand
+        (``p_layout``, the inputs' dtype), or with ``P_F32`` as the softmax gives it
+        (float32, ``s_layout``), cast at the top of the trip."""
         prev = (j - 1) % STAGES
         mbarrier.wait(v_bar.index(prev), ((j - 1) // STAGES) & 1)
+        if P_F32:
+            p = gl.convert_layout(p.to(k_desc.dtype), p_layout)
         acc = warpgroup_mma(p, v_smem.index(prev), acc, is_async=True)
         acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))[0]
         s = _scores(q_smem, k_smem, k_bar, zero_s, j, True, n_full, part_start, PART_IDX,
@@ -426,7 +431,8 @@ if AVAILABLE:
         # A masked tile (partial or padded) can leave a row at -inf: the guard.
         p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, MASKED or PADDED)
         acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
-        p = gl.convert_layout(p.to(k_desc.dtype), p_layout)
+        if not P_F32:
+            p = gl.convert_layout(p.to(k_desc.dtype), p_layout)
         _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
                   j - 1 + STAGES, n_full, n_tiles, full_start, part_start, run_offset, k_row0,
                   LAYOUT_BLOCK, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL)
@@ -474,6 +480,12 @@ if AVAILABLE:
         run_offset = _run_offset(FULL_IDX, full_start, n_full, LAYOUT_BLOCK, ROW_RUNS)
 
         dtype: gl.constexpr = q_desc.dtype
+        # Whether the full tiles' loop carries P in float32, cast at the top of a trip
+        # (``_step``'s ``P_F32``): with partial blocks, P carried in the MMA's dtype
+        # through the two loops made ptxas (Triton 3.6) add 32 byte swaps (PRMT) a trip
+        # to the full tiles' serial path (NOTES v50). Not with key padding or anti-causal
+        # blocks, whose variants it made spill more.
+        P_F32: gl.constexpr = HAS_PARTIAL and not HAS_PADDING and not ANTICAUSAL
         s_layout: gl.constexpr = gl.NVMMADistributedLayout(
             version=[3, 0], warps_per_cta=[num_warps, 1], instr_shape=[16, BLOCK_N, 16])
         o_layout: gl.constexpr = gl.NVMMADistributedLayout(
@@ -515,7 +527,8 @@ if AVAILABLE:
                                  run_offset, kpm_row, first_padding, Nk, LAYOUT_BLOCK, BLOCK_N,
                                  ROW_RUNS, HAS_PARTIAL, s_layout)
             p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, HAS_PARTIAL or HAS_PADDING)
-            p = gl.convert_layout(p.to(dtype), p_layout)
+            if not P_F32:
+                p = gl.convert_layout(p.to(dtype), p_layout)
             _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
                       STAGES - 1, n_full, n_tiles, full_start, part_start, run_offset, k_row0,
                       LAYOUT_BLOCK, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL)
@@ -530,8 +543,10 @@ if AVAILABLE:
                     part_start, run_offset, k_row0, q_start, Nk, qk_scale, kpm_row,
                     first_padding, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, ROW_RUNS,
                     HAS_PARTIAL, False, HAS_PADDING, ANTICAUSAL, s_layout, o_layout,
-                    p_layout)
+                    p_layout, P_F32)
             if HAS_PARTIAL:
+                if P_F32:
+                    p = gl.convert_layout(p.to(dtype), p_layout)
                 for j in range(gl.maximum(n_full, 1), n_tiles):
                     acc, p, m_i, l_i = _step(
                         acc, p, m_i, l_i, j, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s,

@@ -340,14 +340,19 @@ if AVAILABLE:
               draws, seed_lo, seed_hi, bh, keep_threshold,
               LAYOUT_BLOCK: gl.constexpr, MASKED: gl.constexpr, PADDED: gl.constexpr,
               ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, HAS_DROPOUT: gl.constexpr,
-              s_layout: gl.constexpr, o_layout: gl.constexpr, p_layout: gl.constexpr):
+              s_layout: gl.constexpr, o_layout: gl.constexpr, p_layout: gl.constexpr,
+              P_F32: gl.constexpr = False):
         """Round j of warp group WG's work item (the program's round ``rounds + j``; the
         item's key tile j is the ring's ``ring + j``): tile j's scores and tile j-1's
         ``P V`` issued (``MASKED``: tile j is a partial block's; ``PADDED``: its padding
         keys masked, ``hopper.mask_padding``), with ``HAS_DROPOUT`` tile j's dropout draws
         made while they run, tile j's K buffer released once its scores are done, tile j's
         softmax while ``P V`` runs (dropped scores at 0 after the row sums took them), then
-        tile j-1's V buffer released. Returns the new ``acc, p, m_i, l_i``."""
+        tile j-1's V buffer released. Returns the new ``acc, p, m_i, l_i``. ``p`` comes and
+        goes as the MMA's operand (``p_layout``, the inputs' dtype), or with ``P_F32`` as
+        the softmax gives it (float32, ``s_layout``), cast at the top of the round."""
+        if P_F32:
+            p = gl.convert_layout(p.to(q_tile.dtype), p_layout)
         K_STAGES: gl.constexpr = k_smem.shape[0]
         V_STAGES: gl.constexpr = v_smem.shape[0]
         BLOCK_N: gl.constexpr = k_smem.shape[1]
@@ -384,7 +389,10 @@ if AVAILABLE:
         acc, p = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))
         mbarrier.arrive(v_empty.index(prev), count=1)
         acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
-        p = gl.convert_layout(p_next.to(q_tile.dtype), p_layout)
+        if P_F32:
+            p = p_next
+        else:
+            p = gl.convert_layout(p_next.to(q_tile.dtype), p_layout)
         return acc, p, m_i, l_i
 
     @gluon.jit
@@ -478,10 +486,12 @@ if AVAILABLE:
                                                    HAS_PARTIAL or HAS_PADDING)
                 if HAS_DROPOUT:
                     p = _dropped(p, draws, keep_threshold, s_layout)
-                p = gl.convert_layout(p.to(dtype), p_layout)
+                if not HAS_PARTIAL:
+                    p = gl.convert_layout(p.to(dtype), p_layout)
                 # Full tiles, then partial ones (the mask and the -inf guard stay out of
                 # the full tiles' loop; after a full tile 0 no row is at -inf, but for key
-                # padding, whose mask can reach any tile).
+                # padding, whose mask can reach any tile). With partial blocks the full
+                # loop carries P in float32, as ``hopper``'s own forward does (NOTES v50).
                 for j in range(1, n_full):
                     acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, ring, rounds, WG, q_tile,
                                              k_smem, v_smem, k_ready, v_ready, k_empty, v_empty,
@@ -491,8 +501,9 @@ if AVAILABLE:
                                              seed_lo, seed_hi, bh, keep_threshold,
                                              LAYOUT_BLOCK, False, HAS_PADDING, ROW_RUNS,
                                              HAS_PARTIAL, HAS_DROPOUT, s_layout, o_layout,
-                                             p_layout)
+                                             p_layout, HAS_PARTIAL)
                 if HAS_PARTIAL:
+                    p = gl.convert_layout(p.to(dtype), p_layout)
                     for j in range(gl.maximum(n_full, 1), n_tiles):
                         acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, ring, rounds, WG,
                                                  q_tile, k_smem, v_smem, k_ready, v_ready,
