@@ -430,6 +430,14 @@ if AVAILABLE:
                                                      k_width=2)
         rows_s: gl.constexpr = gl.SliceLayout(1, s_layout)
         one: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
+        # Whether the full tiles' loop carries P in float32, cast at the top of a round
+        # (``_step``'s ``P_F32``), as ``hopper``'s own forward does with partial blocks:
+        # carried in the MMA's dtype through the two loops, P took 32 byte swaps (PRMT) a
+        # round (Triton 3.6), 250-1,100 with dropout. Cast at the top, its 32 conversions
+        # land inside the warp group's turn, before its P V: on an H200 (NOTES v50) that
+        # made D=64 ``causal`` 3% slower without dropout, while with dropout (26% faster
+        # at 4K) and at D=128 (1-3%) it gained.
+        P_F32: gl.constexpr = HAS_PARTIAL and (HAS_DROPOUT or D == 128)
         zero_s = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
         draws = draws_smem.index(WG)  # (never touched without dropout)
         if HAS_DROPOUT:
@@ -486,12 +494,11 @@ if AVAILABLE:
                                                    HAS_PARTIAL or HAS_PADDING)
                 if HAS_DROPOUT:
                     p = _dropped(p, draws, keep_threshold, s_layout)
-                if not HAS_PARTIAL:
+                if not P_F32:
                     p = gl.convert_layout(p.to(dtype), p_layout)
                 # Full tiles, then partial ones (the mask and the -inf guard stay out of
                 # the full tiles' loop; after a full tile 0 no row is at -inf, but for key
-                # padding, whose mask can reach any tile). With partial blocks the full
-                # loop carries P in float32, as ``hopper``'s own forward does (NOTES v50).
+                # padding, whose mask can reach any tile).
                 for j in range(1, n_full):
                     acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, ring, rounds, WG, q_tile,
                                              k_smem, v_smem, k_ready, v_ready, k_empty, v_empty,
@@ -501,9 +508,10 @@ if AVAILABLE:
                                              seed_lo, seed_hi, bh, keep_threshold,
                                              LAYOUT_BLOCK, False, HAS_PADDING, ROW_RUNS,
                                              HAS_PARTIAL, HAS_DROPOUT, s_layout, o_layout,
-                                             p_layout, HAS_PARTIAL)
+                                             p_layout, P_F32)
                 if HAS_PARTIAL:
-                    p = gl.convert_layout(p.to(dtype), p_layout)
+                    if P_F32:
+                        p = gl.convert_layout(p.to(dtype), p_layout)
                     for j in range(gl.maximum(n_full, 1), n_tiles):
                         acc, p, m_i, l_i = _step(acc, p, m_i, l_i, j, ring, rounds, WG,
                                                  q_tile, k_smem, v_smem, k_ready, v_ready,
