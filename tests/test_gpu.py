@@ -215,27 +215,32 @@ def test_pingpong_forward_against_float64(case, dtype, monkeypatch):
                         monkeypatch)
 
 
-# At D=64 the default (SPARSEFLASH_PINGPONG=auto) takes the ping-pong forward for layouts
-# with partial blocks and long rows (hopper_pingpong.D64_MASKED_ROW_KEYS) and the other
-# Gluon forward for short ones: a causal row of 2K keys on average and one of 1K, GQA and
-# padding in the first.
+# At D=64 the default (SPARSEFLASH_PINGPONG=auto) takes the ping-pong forward for calls
+# with partial blocks and long rows (hopper_pingpong.D64_MASKED_ROW_KEYS) where hopper's own
+# kernel would carry P in bf16 (key padding, anti-causal blocks: hopper.carries_p_f32), and
+# the own kernel for the others: causal rows of 2K keys on average with padding (GQA too),
+# without, and anti-causal; a causal row of 1K.
 D64_AUTO_CASES = [
     ("causal", 2, 4, 2, 4096, 4096, 64, 128, "holes"),
+    ("causal", 1, 4, 4, 4096, 4096, 64, 128, False),
+    ("~causal", 1, 4, 4, 4096, 4096, 64, 128, False),
     ("causal | global(1)", 1, 4, 4, 2048, 2048, 64, 128, False),
 ]
 
 
 @pytest.mark.parametrize("case", D64_AUTO_CASES, ids=[case_id(c) for c in D64_AUTO_CASES])
 def test_d64_forward_choice_against_float64(case, monkeypatch):
-    from sparseflash.kernels import hopper_pingpong, launch
+    from sparseflash.kernels import hopper, hopper_pingpong, launch
     monkeypatch.delenv("SPARSEFLASH_PINGPONG", raising=False)
     calls = _watch_gluon_kernel(hopper_pingpong, "bind_forward", "the ping-pong forward",
                                 monkeypatch)
     launch.clear_plans()  # bind_forward runs when a plan is made
     layout = sparseflash.compile_layout(case[0], case[4], block=case[7])
     long_rows = layout.mean_blocks("kv") * case[7] >= hopper_pingpong.D64_MASKED_ROW_KEYS
+    own_p_f32 = hopper.carries_p_f32(True, bool(case[8]),
+                                     launch.LayoutMeta.of(layout).anticausal)
     _check_against_float64(case, torch.bfloat16)
-    assert bool(calls) == long_rows, (layout.mean_blocks("kv"), calls)
+    assert bool(calls) == (long_rows and not own_p_f32), (layout.mean_blocks("kv"), calls)
 
 
 # The ping-pong forward's programs draw work items from a counter, the K/V ring, the turns

@@ -221,6 +221,25 @@ def _ptxas_report(ptx: str):
     return "serialized" in run.stderr, spills
 
 
+def _byte_swaps(cubin: bytes):
+    """The PRMT (byte permute) instructions in a cubin's machine code, by the cuobjdump
+    beside the ptxas Triton uses; None where it cannot be found."""
+    try:
+        from triton.backends.nvidia.compiler import get_ptxas
+        tool = os.path.join(os.path.dirname(get_ptxas(90).path), "cuobjdump")
+    except (ImportError, AttributeError, RuntimeError):
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "kernel.cubin")
+        with open(path, "wb") as f:
+            f.write(cubin)
+        try:
+            run = subprocess.run([tool, "-sass", path], capture_output=True, text=True)
+        except OSError:
+            return None
+    return run.stdout.count("PRMT") if run.returncode == 0 else None
+
+
 def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
     """What the tests read of one compiled variant (forwards: row runs, partial blocks;
     dK/dV: partial blocks; fused: a layout block of 64, partial blocks; keep: the
@@ -258,6 +277,7 @@ def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
             # Register reallocation between the partitions: (inc|dec, count) in order.
             "setmaxnreg": re.findall(r"setmaxnreg\.(inc|dec)\.sync\.aligned\.u32\s+(\d+)", ptx),
             "serialized": serialized, "spill_bytes": spills,
+            "byte_swaps": _byte_swaps(compiled.asm["cubin"]),
             # Hardware barriers by number: [id, thread count or ""] for each in the PTX.
             "named_barriers": [list(m) for m in re.findall(
                 r"(?<![\w.])(?:bar|barrier)\.(?:sync|arrive)(?:\.aligned)?\s+(\d+)\s*,?\s*(\d*);",
@@ -374,6 +394,28 @@ def test_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, dtype, pa
         # (hopper._partial_mask): no spill at 128 registers. (The boolean tile it replaced
         # spilled 72 bytes with Triton 3.6; with the branch, 164: NOTES v49.)
         assert (rec["spill_bytes"] or 0) == 0, rec["spill_bytes"]
+
+
+# Variants whose full tiles' loop carries P in float32 (hopper.carries_p_f32, the ping-pong
+# kernel's P_F32), each beside the variant without partial blocks it is held to: carried
+# in bf16 through the full and the partial loop, P took 32 byte swaps (PRMT) a trip with
+# Triton 3.6 (145 in all against 16 in hopper's D=64 kernel, 320 against 64 in the
+# ping-pong D=128 one, 1,124 against 680 with dropout at D=64; NOTES v50).
+P_F32_PAIRS = [(("forward", 64, True, True, "torch.bfloat16", False),
+                ("forward", 64, True, False, "torch.bfloat16", False)),
+               (("pingpong", 128, False, True, "torch.bfloat16", False),
+                ("pingpong", 128, True, False, "torch.bfloat16", False)),
+               (("pingpong", 64, False, True, "torch.bfloat16", "both"),
+                ("pingpong", 64, True, False, "torch.bfloat16", "dropout"))]
+
+
+@pytest.mark.parametrize("variant, plain", P_F32_PAIRS, ids=["own-64", "pingpong-128",
+                                                             "pingpong-64-dropout"])
+def test_forwards_carry_p_without_byte_swaps(compiled, variant, plain):
+    swaps, plain_swaps = compiled[variant]["byte_swaps"], compiled[plain]["byte_swaps"]
+    if swaps is None or plain_swaps is None:
+        pytest.skip("no cuobjdump beside Triton's ptxas")
+    assert swaps <= plain_swaps + 8, (swaps, plain_swaps)
 
 
 @pytest.mark.parametrize("d, row_runs, has_partial, dtype, padded", PINGPONG_JOBS)

@@ -484,7 +484,8 @@ if AVAILABLE:
         # (``_step``'s ``P_F32``): with partial blocks, P carried in the MMA's dtype
         # through the two loops made ptxas (Triton 3.6) add 32 byte swaps (PRMT) a trip
         # to the full tiles' serial path (NOTES v50). Not with key padding or anti-causal
-        # blocks, whose variants it made spill more.
+        # blocks, whose variants it made spill more (:func:`carries_p_f32`, its mirror on the
+        # host).
         P_F32: gl.constexpr = HAS_PARTIAL and not HAS_PADDING and not ANTICAUSAL
         s_layout: gl.constexpr = gl.NVMMADistributedLayout(
             version=[3, 0], warps_per_cta=[num_warps, 1], instr_shape=[16, BLOCK_N, 16])
@@ -767,6 +768,13 @@ class BoundForward(NamedTuple):
     fill: tuple = (0, 1)
 
 
+def carries_p_f32(has_partial: bool, has_padding: bool, anticausal: bool) -> bool:
+    """Whether :func:`hopper_forward_kernel` carries P in float32 through its full tiles'
+    loop (its constexpr ``P_F32``, which this rule mirrors): with partial blocks, but for
+    key padding or anti-causal blocks, whose variants it made spill more (NOTES v50)."""
+    return bool(has_partial) and not has_padding and not anticausal
+
+
 def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
                  row_runs, has_partial, has_padding=False, stride_kpm_b=0,
                  stride_lim_b=0, has_dropout=False, row_blocks=0,
@@ -775,8 +783,9 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
     (``launch.forward`` checked :func:`usable` and keeps the result for calls of the same
     shapes), for key padding with the batch strides of its mask and walk limits, and for
     dropout; :func:`forward` launches it. Where ``hopper_pingpong.chosen`` takes the call
-    (D=128 by default, and D=64 layouts with partial blocks whose rows, ``row_blocks``
-    layout blocks on average, reach ``hopper_pingpong.D64_MASKED_ROW_KEYS`` keys; with
+    (D=128 by default, and D=64 calls with partial blocks whose rows, ``row_blocks``
+    layout blocks on average, reach ``hopper_pingpong.D64_MASKED_ROW_KEYS`` keys, where
+    :func:`hopper_forward_kernel` would not carry P in float32 (:func:`carries_p_f32`); with
     dropout, wherever :func:`usable` let the call through) that is its warp-specialised
     kernel, which may take the last groups' items in chunks where the layout's rows are
     all ``uniform_blocks`` long (``hopper_pingpong.fill_plan``; 0 where they are not, or
@@ -789,7 +798,8 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
     B, H, N, D = q.shape
     args = (q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
             row_runs, has_partial, has_padding, stride_kpm_b, stride_lim_b)
-    masked_row_keys = row_blocks * layout_block if has_partial else 0
+    own_p_f32 = carries_p_f32(has_partial, has_padding, anticausal)
+    masked_row_keys = row_blocks * layout_block if has_partial and not own_p_f32 else 0
     if hopper_pingpong.chosen(D, dropout=has_dropout, masked_row_keys=masked_row_keys):
         fill = hopper_pingpong.fill_plan(q, programs, groups, layout_block, uniform_blocks)
         return BoundForward(hopper_pingpong.bind_forward(*args, has_dropout=has_dropout,

@@ -119,11 +119,13 @@ FILL_LAST_WAVE = True
 DROPOUT_HEAD_DIMS = (64, 128)
 #: At D=64, where ``hopper``'s own kernel (two programs an SM) is faster on dense and
 #: short rows, layouts with partial blocks whose rows average at least this many keys take
-#: this kernel: on an H200 (NOTES v34, ``benchmarks/sessions/s23_d64_pingpong_ab.py``,
-#: session 32) ``causal`` forwards took 1.29-1.30 ms against 1.39-1.40 at N = 16K (rows
-#: of 8K keys on average) and 0.386-0.387 against 0.391-0.392 at 4K (four sequences, 2K),
-#: while dense and every short-row layout ran 5-12% slower through it. (Capped at 128
-#: registers for its second program, ``hopper``'s kernel spills on partial blocks.)
+#: this kernel where the own kernel's variant carries P in the MMA's dtype (calls with key
+#: padding, layouts with anti-causal blocks: ``hopper.carries_p_f32``): on an H200 (NOTES
+#: v34, session 32) ``causal`` forwards took 1.29-1.30 ms against 1.39-1.40 at N = 16K.
+#: Since session 49 (NOTES v50, ``benchmarks/sessions/s49_causal_kernel_ab.py``) the own
+#: kernel carries P in float32 through its full tiles elsewhere, and takes every D=64
+#: layout without dropout there: ``causal`` 0.338 ms against 0.359 at 4K, 1.214 against
+#: 1.261 at 16K, 18.29 against 19.88 at 64K.
 D64_MASKED_ROW_KEYS = 2048
 
 if AVAILABLE:
@@ -659,7 +661,8 @@ def choice() -> str:
 def chosen(head_dim: int, dropout: bool = False, masked_row_keys: int = 0) -> bool:
     """Whether the Gluon forward (``hopper``, where it runs) takes this kernel at
     ``head_dim``, for calls with ``dropout`` or without, on a layout whose rows average
-    ``masked_row_keys`` keys if it has partial blocks (0 if it has none): with
+    ``masked_row_keys`` keys if it has partial blocks and ``hopper``'s own kernel would
+    carry P in the MMA's dtype there (0 otherwise; ``hopper.bind_forward``): with
     ``SPARSEFLASH_PINGPONG=auto`` at D=128, and at D=64 with dropout or from
     :data:`D64_MASKED_ROW_KEYS` masked keys a row on. Only this kernel of the Gluon
     forwards drops scores: with ``SPARSEFLASH_PINGPONG=0`` calls with dropout run the
