@@ -15,9 +15,11 @@ included, alternating with the Triton forward in session 17 (NOTES v19,
 ``benchmarks/sessions/s17-call5.sh``) were faster through it on every README layout at
 both head dims (2-13%) except causal at D=128 (2.5% slower). Since session 20 the D=128
 forward is ``hopper_pingpong``'s warp-specialised kernel (16-27% faster than this one,
-NOTES v22), which :func:`bind_forward` binds in its place, as since session 32 for D=64
-layouts with partial blocks and long rows (``hopper_pingpong.D64_MASKED_ROW_KEYS``: causal
-7% faster at 16K, NOTES v34); :func:`usable` (asked for
+NOTES v22), which :func:`bind_forward` binds in its place, as for D=64 calls with partial
+blocks and long rows where this kernel carries P in bf16 (key padding, anti-causal blocks;
+``hopper_pingpong.D64_MASKED_ROW_KEYS``, NOTES v34; elsewhere, carrying P in float32
+through its full tiles since session 49, this one is 4-9% faster on ``causal``, NOTES
+v50); :func:`usable` (asked for
 both) takes the Gluon forward by default everywhere it can run, and with the ping-pong
 kernel turned off everywhere but on layouts with partial blocks at D=128.
 Key padding (since session 27, NOTES v29) cuts each sequence's walk after its last real key,
