@@ -7,6 +7,11 @@ dense.
 Why. At 64K the D=64 ``causal`` fwd+bwd ran at 1.70x Flex (the mark is 1.8x), its
 backward at ~93% of the dense backward's TFLOP/s (by difference, NOTES v48). Whether the
 partial blocks or the columns' unequal lengths cost that is not known.
+
+Result (call 2, ``s49-call2.sh``, log ``results/NVIDIA-H200-bwd-ceiling-s49-call2.log``):
+``causal`` 47.2-47.8 ms (461-467 TFLOP/s), ``causal | local(0)`` 45.8-46.5 (474-481),
+dense 93.6-99.3 (443-470): the backward runs ``causal`` at dense's rate; the fwd+bwd's
+distance from Flex's mark was the forward's.
 """
 
 import argparse

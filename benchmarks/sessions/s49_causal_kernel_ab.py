@@ -18,6 +18,15 @@ reaches). ``causal | local(0)`` (the same tiles with full diagonal blocks, no pa
 ones: the own kernel in both variants) and dense are the ceilings. Prediction: the own
 kernel now within 2% of ``causal | local(0)`` and 5-10% faster than the ping-pong one
 at 16K and 64K; at 4K within 2% either way.
+
+Result, call 1 (``s49-call1.sh``, log ``results/NVIDIA-H200-kernel-choice-s49-call1.log``),
+best of two, default / own, ms: 4K 0.358 / 0.364, 16K 1.264 / 1.331, 64K 19.90 / 19.81;
+``causal | local(0)`` 0.327, 1.218-1.224, 18.17-18.27. Refuted: both kernels ran
+``causal`` 8-9% slower than its tiles without partial blocks at 64K, which led to P's
+byte swaps (NOTES v50, ``s49_pcarry_ab.py``). Again in call 3 (``s49-call3.sh``, log
+``-kernel-choice-s49-call3.log``), the own kernel carrying P in float32: 4K 0.359 / 0.338,
+16K 1.261 / 1.214, 64K 19.88 / 18.29 (``causal | local(0)`` 0.328, 1.212, 18.05): the own
+kernel takes these calls since.
 """
 
 from benchmarks.sessions import ab

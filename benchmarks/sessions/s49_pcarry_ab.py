@@ -21,6 +21,15 @@ the tile loops). Layouts without partial blocks compile to the same machine code
 Prediction: ``causal`` D=64 forwards 5-8% faster at 16K and 64K (the ping-pong kernel),
 3-6% at 1K (the own kernel, whose diagonal tile is a larger share); D=128 2-5%, less
 where its MMAs bound it; dropout and ragged ends (dense at N = 1,000) no slower.
+
+Result (call 2, ``s49-call2.sh``, log ``results/NVIDIA-H200-pcarry-ab-s49-call2.log``; 47
+forward GPU tests passed first), best of two, before -> after, ms, outputs bit for bit:
+1K ``causal`` 0.124 -> 0.119 (D=64, own kernel) and 0.184 -> 0.178 (D=128); dense N =
+1,000 0.183 -> 0.174 and 0.250 -> 0.249; 4K 0.358 -> 0.371 (D=64, ping-pong) and 0.492 ->
+0.489; with dropout 0.1 0.882 -> 0.702 and 1.132 -> 0.900; 16K 1.263 -> 1.303 and 1.786
+-> 1.757; 64K 20.02 -> 20.55 and 28.39 -> 27.89. Confirmed for the own kernel, dropout
+and D=128; refuted for the ping-pong D=64 kernel without dropout, whose casts land in its
+turn: that variant keeps its old code (NOTES v50).
 """
 
 from benchmarks.sessions import ab
