@@ -26,7 +26,9 @@ best of two, default / own, ms: 4K 0.358 / 0.364, 16K 1.264 / 1.331, 64K 19.90 /
 byte swaps (NOTES v50, ``s49_pcarry_ab.py``). Again in call 3 (``s49-call3.sh``, log
 ``-kernel-choice-s49-call3.log``), the own kernel carrying P in float32: 4K 0.359 / 0.338,
 16K 1.261 / 1.214, 64K 19.88 / 18.29 (``causal | local(0)`` 0.328, 1.212, 18.05): the own
-kernel takes these calls since.
+kernel takes these calls since (commit 361c0c5), so that from there on this knob no longer
+moves them (``hopper.bind_forward`` passes no masked keys where the own kernel carries P in
+float32) and this script compares the own kernel with itself.
 """
 
 from benchmarks.sessions import ab
