@@ -68,7 +68,9 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False, fill=
     consts = dict(LAYOUT_BLOCK=128, BLOCK_M=hopper.BLOCK_M, BLOCK_N=hopper.BLOCK_N, D=d,
                   STAGES=hopper.STAGES, ROW_RUNS=row_runs, HAS_PARTIAL=has_partial,
                   HAS_PADDING=padded, TMA_STORE=hopper.TMA_STORE, FILL=fill,
-                  ANTICAUSAL=bool(has_partial and anticausal), num_warps=hopper.NUM_WARPS)
+                  ANTICAUSAL=bool(has_partial and anticausal),
+                  P_F32=hopper.carries_p_f32(has_partial, padded, anticausal),
+                  num_warps=hopper.NUM_WARPS)
     options = dict(num_warps=hopper.NUM_WARPS, **hopper.compile_options(d))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -391,7 +393,7 @@ def test_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, dtype, pa
         assert (rec["spill_bytes"] or 0) == 0, rec["spill_bytes"]
     if d == 64 and has_partial and padded is False:
         # The partial mask by one compare a score, its anti-causal branch left out
-        # (hopper._partial_mask): no spill at 128 registers. (The boolean tile it replaced
+        # (hopper.partial_select): no spill at 128 registers. (The boolean tile it replaced
         # spilled 72 bytes with Triton 3.6; with the branch, 164: NOTES v49.)
         assert (rec["spill_bytes"] or 0) == 0, rec["spill_bytes"]
 

@@ -449,7 +449,8 @@ if AVAILABLE:
             LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, ROW_RUNS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, TMA_STORE: gl.constexpr,
-            FILL: gl.constexpr, ANTICAUSAL: gl.constexpr, num_warps: gl.constexpr):
+            FILL: gl.constexpr, ANTICAUSAL: gl.constexpr, P_F32: gl.constexpr,
+            num_warps: gl.constexpr):
         """Program (schedule entry, query tile) x (batch, head repeat), as the Triton
         forward's. q/k/v/o_desc: descriptors over the (B*H*N, D) and (B*H_KV*Nk, D) rows of
         contiguous q, k, v, o; O (B, H, N, D), contiguous; LSE (B, H, N) float32 base 2.
@@ -464,7 +465,8 @@ if AVAILABLE:
         chunks after every whole program, each chunk's result going to the workspace
         (:func:`fill_slot`); without, those three are never read. ``ANTICAUSAL``: the
         layout may have anti-causal partial blocks (False leaves their mask's branch out,
-        which made ptxas spill at D=64).
+        which made ptxas spill at D=64). ``P_F32`` (:func:`carries_p_f32`): the full tiles'
+        loop carries P in float32, cast at the top of a trip (``_step``).
 
         The loop runs tile j's ``P V`` before tile j+1's scores (the first tile's scores
         peeled off ahead of it), each MMA waited at once; the buffers of tile j are
@@ -482,13 +484,6 @@ if AVAILABLE:
         run_offset = _run_offset(FULL_IDX, full_start, n_full, LAYOUT_BLOCK, ROW_RUNS)
 
         dtype: gl.constexpr = q_desc.dtype
-        # Whether the full tiles' loop carries P in float32, cast at the top of a trip
-        # (``_step``'s ``P_F32``): with partial blocks, P carried in the MMA's dtype
-        # through the two loops made ptxas (Triton 3.6) add 32 byte swaps (PRMT) a trip
-        # to the full tiles' serial path (NOTES v50). Not with key padding or anti-causal
-        # blocks, whose variants it made spill more (:func:`carries_p_f32`, its mirror on the
-        # host).
-        P_F32: gl.constexpr = HAS_PARTIAL and not HAS_PADDING and not ANTICAUSAL
         s_layout: gl.constexpr = gl.NVMMADistributedLayout(
             version=[3, 0], warps_per_cta=[num_warps, 1], instr_shape=[16, BLOCK_N, 16])
         o_layout: gl.constexpr = gl.NVMMADistributedLayout(
@@ -772,8 +767,10 @@ class BoundForward(NamedTuple):
 
 def carries_p_f32(has_partial: bool, has_padding: bool, anticausal: bool) -> bool:
     """Whether :func:`hopper_forward_kernel` carries P in float32 through its full tiles'
-    loop (its constexpr ``P_F32``, which this rule mirrors): with partial blocks, but for
-    key padding or anti-causal blocks, whose variants it made spill more (NOTES v50)."""
+    loop, cast at the top of a trip (its constexpr ``P_F32``, set from this): with partial
+    blocks, where P carried in the MMA's dtype through the two loops made ptxas (Triton
+    3.6) add 32 byte swaps (PRMT) a trip to the full tiles' serial path; but not with key
+    padding or anti-causal blocks, whose variants it made spill more (NOTES v50)."""
     return bool(has_partial) and not has_padding and not anticausal
 
 
@@ -822,7 +819,7 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
         LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
         ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         TMA_STORE=TMA_STORE, FILL=chunks > 1, ANTICAUSAL=bool(has_partial and anticausal),
-        num_warps=NUM_WARPS, **compile_options(D))
+        P_F32=own_p_f32, num_warps=NUM_WARPS, **compile_options(D))
     return BoundForward(launch, BLOCK_M, fill=fill)
 
 
