@@ -115,25 +115,33 @@ def _run_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, float]]
             bench: Callable[[Callable[[], object]], float]
             ) -> Dict[tuple, Dict[str, List[float]]]:
     """The A/B loop :func:`backward_ab` and :func:`forward_ab` share: for each case (head
-    dim, pattern, dropout p) at (B, H, N) in bfloat16, each variant in the order A B .. B
-    A per round, its plans cleared; ``make_run(launch, meta, case)`` (``case``: a dict of
-    D, q, k, v, do, layout, tables, seed, p and the first variant's ``launch`` as
-    ``first``, which ``make_run`` may add to) gives the call, run twice, ``check(outputs,
+    dim, pattern, dropout p, and optionally ``pad``: trailing key padding, each sequence's
+    length drawn uniformly from [N - pad, N] as in the FlashAttention paper's E.6 setup)
+    at (B, H, N) in bfloat16, each variant in the order A B .. B A per round, its plans
+    cleared; ``make_run(launch, meta, case)`` (``case``: a dict of D, q, k, v, do, layout,
+    tables, key_padding and kv_limits (None without padding), seed, p and the first
+    variant's ``launch`` as ``first``, which ``make_run`` may add to) gives the call, run
+    twice, ``check(outputs,
     first run's output)`` says how the outputs compare, and ``bench(run)`` times it; each
     run and each case's best times against the first variant's are printed (TFLOP/s at
     ``flop_factor`` x the forward's flops)."""
     labels, results = list(variants), {}
     order = labels + labels[::-1]
     inputs = {}
-    for D, pattern, p_drop in cases:
+    for D, pattern, p_drop, *padded in cases:
+        pad = padded[0] if padded else 0
         if D not in inputs:
             inputs[D] = _inputs(B, H, N, D)
         q, k, v, do = inputs[D]
         layout = sparseflash.compile_layout(pattern, N, block=block, device=q.device)
         flops = flop_factor * 4 * B * H * N * N * D * layout.density
         seed = torch.tensor([1234], dtype=torch.int64, device="cuda") if p_drop else None
+        key_padding, kv_limits = _padding(layout, B, N, pad)
         case = dict(D=D, q=q, k=k, v=v, do=do, tables=layout.kernel_tables(), seed=seed,
-                    p=p_drop, layout=layout, first=_split(variants[labels[0]])[0])
+                    p=p_drop, layout=layout, key_padding=key_padding, kv_limits=kv_limits,
+                    first=_split(variants[labels[0]])[0])
+        if pad:
+            pattern = f"{pattern} pad {pad}"
         ref, times = None, {label: [] for label in variants}
         for rnd in range(rounds):
             for label in order:
@@ -160,6 +168,17 @@ def _run_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, float]]
     return results
 
 
+def _padding(layout, B: int, N: int, pad: int):
+    """(key_padding int8 (B, N), 1 = padding; kv_limits) for sequences whose lengths are
+    drawn uniformly from [N - pad, N] (seeded), or (None, None) for ``pad`` 0."""
+    if not pad:
+        return None, None
+    gen = torch.Generator(device="cuda").manual_seed(1)
+    lengths = torch.randint(N - pad, N + 1, (B, 1), device="cuda", generator=gen)
+    padding = torch.arange(N, device="cuda")[None, :] >= lengths
+    return padding.to(torch.int8), layout.padding_limits(padding)
+
+
 def backward_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, float]],
                 rounds: int = 2, B: int = 1, H: int = 16, N: int = 16384,
                 block: int = 128, timer: str = "events") -> Dict[tuple, Dict[str, List[float]]]:
@@ -178,10 +197,12 @@ def backward_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, flo
             first = c["first"]
             c["forward"] = first.forward(c["q"], c["k"], c["v"], c["tables"],
                                          first.LayoutMeta.of(c["layout"]), c["D"] ** -0.5,
-                                         None, None, c["seed"], c["p"])[:2]
+                                         c["key_padding"], c["kv_limits"], c["seed"],
+                                         c["p"])[:2]
         out, lse = c["forward"]
         return lambda: launch.backward(c["do"], c["q"], c["k"], c["v"], out, lse, c["tables"],
-                                       meta, c["D"] ** -0.5, None, None, c["seed"], c["p"])
+                                       meta, c["D"] ** -0.5, c["key_padding"], c["kv_limits"],
+                                       c["seed"], c["p"])
 
     def check(grads, ref):
         same = all(torch.equal(g[i], ref[i]) for g in grads for i in (1, 2))
@@ -204,7 +225,7 @@ def forward_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, floa
     graphs (:func:`_graph_bench`) at 4 x the flops, in the order A B .. B A per round."""
     def make_run(launch, meta, c):
         return lambda: launch.forward(c["q"], c["k"], c["v"], c["tables"], meta, c["D"] ** -0.5,
-                                      None, None, c["seed"], c["p"])[:2]
+                                      c["key_padding"], c["kv_limits"], c["seed"], c["p"])[:2]
 
     def check(outputs, ref):
         o_err = max(_relative_error(o, ref[0]) for o, _ in outputs)
