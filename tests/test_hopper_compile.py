@@ -70,7 +70,7 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False, fill=
                   HAS_PADDING=padded, TMA_STORE=hopper.TMA_STORE, FILL=fill,
                   ANTICAUSAL=bool(has_partial and anticausal),
                   P_F32=hopper.carries_p_f32(has_partial, padded, anticausal),
-                  P_IN_TRIP=hopper.P_IN_TRIP, num_warps=hopper.NUM_WARPS)
+                  num_warps=hopper.NUM_WARPS)
     options = dict(num_warps=hopper.NUM_WARPS, **hopper.compile_options(d))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -17,6 +17,17 @@ kernel in both variants: the unpadded reference), at 4K, 16K and 64K.
 
 Prediction: both padded kernels 5-9% slower than unpadded ``causal`` (the swaps cost
 8-9% at 64K in session 49), the own one no faster than the ping-pong one at 16K and 64K.
+
+Result (call 1, ``s50-call1.sh``, log ``results/NVIDIA-H200-padded-kernel-ab-s50-call1.log``),
+best of two, default (ping-pong from 2K keys) / own, ms, outputs bit for bit equal:
+padded ``causal`` 4K 0.384 / 0.374, 16K 1.305 / 1.352, 64K 20.27 / 20.04; unpadded
+(own in both) 0.363 / 0.362, 1.317 / 1.313, 19.55 / 19.50. Padding cost 3-4% at 4K and 3%
+at 64K against unpadded rows, not 5-9%; at 16K the padded ping-pong kernel ran as fast as
+the unpadded own one. Neither kernel wins everywhere (own +2.7%, -3.4%, +1.2%): the rule
+stays. This process ran every unpadded case ~7% slower than the next process on the same
+machine a minute later (16K 1.32 against 1.22 ms, 64K 19.5 against 18.1, identical
+kernels), the first on a freshly started machine: comparisons within it hold, its
+absolute figures do not.
 """
 
 from benchmarks.sessions import ab

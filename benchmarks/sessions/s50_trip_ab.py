@@ -22,6 +22,19 @@ Prediction: dense and ``local(3)`` within 1% either way; unpadded ``causal`` 0-3
 (its spills in the loop); padded ``causal`` through the own kernel (forced: the knob's
 threshold for the ping-pong kernel set where no row reaches) within 3% either way. The
 outputs bit for bit the same (the same products and sums in the same order).
+
+Result (call 1, ``s50-call1.sh``, on commit c35598e, which had the knob; log
+``results/NVIDIA-H200-trip-ab-s50-call1.log``), best of two, carried -> in-trip, ms,
+outputs bit for bit equal in every run: 1K (16 sequences) ``causal`` 0.119 -> 0.128,
+padded 0.129 -> 0.133, dense 0.162 -> 0.169; 4K ``causal`` 0.338 -> 0.363, padded 0.373 ->
+0.374; 16K ``causal`` 1.223 -> 1.308, padded 1.373 -> 1.357, dense 2.281 -> 2.363,
+``local(3)`` 0.146 -> 0.152, random+global 0.159 -> 0.164; 64K ``causal`` 18.13 -> 19.26.
+Refuted: the in-trip loop is 3-7% slower everywhere but padded ``causal`` at 16K (1%
+faster), dense included, whose loop differs by two instructions and spills nothing in
+it. Which part of the carried order is worth 3.5% on dense was not found (it issues the
+next tile's refill earlier in the trip, and its ``P V`` runs back to back with the next
+``Q K^T``). The knob and ``_trip`` were removed; the kernel is commit 1256072's
+(NOTES v51).
 """
 
 from benchmarks.sessions import ab

@@ -77,10 +77,6 @@ TMA_STORE = True
 #: chunks after every whole one, their results merged afterwards, as
 #: ``hopper_pingpong.FILL_LAST_WAVE`` fills the persistent forward's.
 FILL_LAST_WAVE = True
-#: Whether a trip of :func:`hopper_forward_kernel`'s loops runs its own tile's ``P V``
-#: (:func:`_trip`: nothing but acc, m and l crosses a trip), instead of the tile before's
-#: ahead of its scores (:func:`_step`, P carried from trip to trip).
-P_IN_TRIP = True
 
 if AVAILABLE:
     #: A barrier of the calling partition's threads (a warp group's, in a warp-specialised
@@ -445,39 +441,6 @@ if AVAILABLE:
         return acc, p, m_i, l_i
 
     @gluon.jit
-    def _trip(acc, m_i, l_i, j, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s, k_desc, v_desc,
-              FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles, full_start, part_start,
-              run_offset, k_row0, q_start, Nk, qk_scale, kpm_row, first_padding,
-              LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
-              STAGES: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
-              MASKED: gl.constexpr, PADDED: gl.constexpr, ANTICAUSAL: gl.constexpr,
-              s_layout: gl.constexpr, o_layout: gl.constexpr, p_layout: gl.constexpr):
-        """One trip of the loop, tile j whole: its scores and softmax (``MASKED``: a
-        partial block's; ``PADDED``: its padding keys masked, :func:`mask_padding`), then
-        its ``P V`` into ``acc``; refills its buffers with tile j + STAGES. P lives within
-        the trip: only ``acc, m_i, l_i`` (returned) cross to the next."""
-        s = _scores(q_smem, k_smem, k_bar, zero_s, j, True, n_full, part_start, PART_IDX,
-                    PART_CODE, q_start, Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, MASKED,
-                    ANTICAUSAL, s_layout)
-        if PADDED:
-            s = mask_padding(s, j, n_full, full_start, part_start, FULL_IDX, PART_IDX,
-                             run_offset, kpm_row, first_padding, Nk, LAYOUT_BLOCK, BLOCK_N,
-                             ROW_RUNS, HAS_PARTIAL, s_layout)
-        # A masked tile (partial or padded) can leave a row at -inf: the guard. A full
-        # tile cannot, even the first (a row at -inf before it is rescaled by 0).
-        p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, MASKED or PADDED)
-        acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
-        p = gl.convert_layout(p.to(k_desc.dtype), p_layout)
-        slot = j % STAGES
-        mbarrier.wait(v_bar.index(slot), (j // STAGES) & 1)
-        acc = warpgroup_mma(p, v_smem.index(slot), acc, is_async=True)
-        acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))[0]
-        _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
-                  j + STAGES, n_full, n_tiles, full_start, part_start, run_offset, k_row0,
-                  LAYOUT_BLOCK, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL)
-        return acc, m_i, l_i
-
-    @gluon.jit
     def hopper_forward_kernel(
             O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, KPM, KV_LIMITS, q_desc,
             k_desc, v_desc, o_desc, qk_scale, stride_ob, stride_oh, stride_on,
@@ -487,7 +450,7 @@ if AVAILABLE:
             D: gl.constexpr, STAGES: gl.constexpr, ROW_RUNS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, TMA_STORE: gl.constexpr,
             FILL: gl.constexpr, ANTICAUSAL: gl.constexpr, P_F32: gl.constexpr,
-            P_IN_TRIP: gl.constexpr, num_warps: gl.constexpr):
+            num_warps: gl.constexpr):
         """Program (schedule entry, query tile) x (batch, head repeat), as the Triton
         forward's. q/k/v/o_desc: descriptors over the (B*H*N, D) and (B*H_KV*Nk, D) rows of
         contiguous q, k, v, o; O (B, H, N, D), contiguous; LSE (B, H, N) float32 base 2.
@@ -543,7 +506,7 @@ if AVAILABLE:
 
         mbarrier.expect(q_bar, q_desc.block_type.nbytes)
         tma_load(q_desc, [(b * H + h) * N + q_start, 0], q_bar, q_smem)
-        for t in gl.static_range(STAGES if P_IN_TRIP else STAGES - 1):
+        for t in gl.static_range(STAGES - 1):
             _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX, t,
                       n_full, n_tiles, full_start, part_start, run_offset, k_row0,
                       LAYOUT_BLOCK, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL)
@@ -553,28 +516,7 @@ if AVAILABLE:
         m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, rows_s)
         l_i = gl.zeros([BLOCK_M], gl.float32, rows_s)
         mbarrier.wait(q_bar, 0)
-        if P_IN_TRIP:
-            # Full tiles, then partial ones: two loops, so that the mask's registers and
-            # instructions stay out of the full tiles' loop (a row with no key block runs
-            # neither: O = 0).
-            for j in range(0, n_full):
-                acc, m_i, l_i = _trip(
-                    acc, m_i, l_i, j, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s, k_desc,
-                    v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles, full_start,
-                    part_start, run_offset, k_row0, q_start, Nk, qk_scale, kpm_row,
-                    first_padding, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, ROW_RUNS,
-                    HAS_PARTIAL, False, HAS_PADDING, ANTICAUSAL, s_layout, o_layout,
-                    p_layout)
-            if HAS_PARTIAL:
-                for j in range(n_full, n_tiles):
-                    acc, m_i, l_i = _trip(
-                        acc, m_i, l_i, j, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s,
-                        k_desc, v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles,
-                        full_start, part_start, run_offset, k_row0, q_start, Nk, qk_scale,
-                        kpm_row, first_padding, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES,
-                        ROW_RUNS, HAS_PARTIAL, True, HAS_PADDING, ANTICAUSAL, s_layout,
-                        o_layout, p_layout)
-        elif n_tiles > 0:  # a row with no key block skips to the epilogue (O = 0)
+        if n_tiles > 0:  # a row with no key block skips to the epilogue (O = 0)
             s = _scores(q_smem, k_smem, k_bar, zero_s, 0, n_full == 0, n_full, part_start,
                         PART_IDX, PART_CODE, q_start, Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N,
                         STAGES, HAS_PARTIAL, ANTICAUSAL, s_layout)
@@ -877,7 +819,7 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
         LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
         ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         TMA_STORE=TMA_STORE, FILL=chunks > 1, ANTICAUSAL=bool(has_partial and anticausal),
-        P_F32=own_p_f32, P_IN_TRIP=P_IN_TRIP, num_warps=NUM_WARPS, **compile_options(D))
+        P_F32=own_p_f32, num_warps=NUM_WARPS, **compile_options(D))
     return BoundForward(launch, BLOCK_M, fill=fill)
 
 
