@@ -121,10 +121,10 @@ def _run_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, float]]
     cleared; ``make_run(launch, meta, case)`` (``case``: a dict of D, q, k, v, do, layout,
     tables, key_padding and kv_limits (None without padding), seed, p and the first
     variant's ``launch`` as ``first``, which ``make_run`` may add to) gives the call, run
-    twice, ``check(outputs,
-    first run's output)`` says how the outputs compare, and ``bench(run)`` times it; each
-    run and each case's best times against the first variant's are printed (TFLOP/s at
-    ``flop_factor`` x the forward's flops)."""
+    twice, ``check(outputs, first run's output)`` says how the outputs compare, and
+    ``bench(run)`` times it; each run and each case's best times against the first
+    variant's are printed (TFLOP/s at ``flop_factor`` x the forward's flops by the
+    layout's density, padding not subtracted)."""
     labels, results = list(variants), {}
     order = labels + labels[::-1]
     inputs = {}
