@@ -1,0 +1,63 @@
+"""Session 50: where the host's time goes in a short eager fwd+bwd, by torch.profiler's
+CPU events: sparseflash's dense D=64 call at N = 1024 (16 sequences, 16 heads, bf16),
+beside SDPA's flash backend on the same inputs.
+
+    python benchmarks/sessions/s50_host_profile.py [--iters 50]
+
+Why. Call 3 (``python -m benchmarks.overhead``) put this call's host time at 0.58 ms a
+fwd+bwd, of which the launchers take 0.21 ms and an autograd Function that does nothing
+0.085 ms: ~0.3 ms is neither, and cProfile (the main thread's Python) puts it inside
+``run_backward`` and ``Function.apply``. The profiler's CPU events name the C++ side
+(the autograd engine's per-node work, allocations, the launches) with self times.
+
+What. A long matmul keeps the GPU busy so that no call waits for it; then ``--iters``
+fwd+bwd calls under ``torch.profiler`` (CPU activity only), and the events' table by
+self CPU time, for each method.
+"""
+
+import argparse
+
+import torch
+import torch.nn.functional as F
+from torch.profiler import ProfilerActivity, profile
+
+import sparseflash
+
+
+def _busy():
+    """Queue ~20 ms of GPU work so that the calls after it never wait for the GPU."""
+    busy = torch.randn(8192, 8192, device="cuda")
+    for _ in range(20):
+        busy = busy @ busy.T * 1e-4
+    return busy
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--iters", type=int, default=50)
+    args = parser.parse_args()
+    B, H, N, D = 16, 16, 1024, 64
+    q, k, v = (torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16,
+                           requires_grad=True) for _ in range(3))
+    grad = torch.randn_like(q)
+    methods = {
+        "sparseflash": lambda: sparseflash.attention(q, k, v, "dense"),
+        "sdpa-flash": lambda: F.scaled_dot_product_attention(q, k, v),
+    }
+    for name, forward in methods.items():
+        for _ in range(10):  # compile, autotune, warm caches
+            torch.autograd.grad(forward(), (q, k, v), grad)
+        torch.cuda.synchronize()
+        with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.FLASH_ATTENTION):
+            _busy()
+            with profile(activities=[ProfilerActivity.CPU]) as prof:
+                for _ in range(args.iters):
+                    torch.autograd.grad(forward(), (q, k, v), grad)
+            torch.cuda.synchronize()
+        print(f"== {name}: {args.iters} fwd+bwd calls, B={B} H={H} N={N} D={D} bf16", flush=True)
+        print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=30),
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
