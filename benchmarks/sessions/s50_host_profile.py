@@ -44,11 +44,12 @@ def main():
         "sparseflash": lambda: sparseflash.attention(q, k, v, "dense"),
         "sdpa-flash": lambda: F.scaled_dot_product_attention(q, k, v),
     }
+    flash = torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.FLASH_ATTENTION)
     for name, forward in methods.items():
-        for _ in range(10):  # compile, autotune, warm caches
-            torch.autograd.grad(forward(), (q, k, v), grad)
-        torch.cuda.synchronize()
-        with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.FLASH_ATTENTION):
+        with flash:
+            for _ in range(10):  # compile, autotune, warm caches
+                torch.autograd.grad(forward(), (q, k, v), grad)
+            torch.cuda.synchronize()
             _busy()
             with profile(activities=[ProfilerActivity.CPU]) as prof:
                 for _ in range(args.iters):
