@@ -18,6 +18,7 @@ self CPU time, for each method.
 import argparse
 
 import torch
+import torch.nn.attention
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile
 
