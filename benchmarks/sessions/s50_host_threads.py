@@ -13,6 +13,12 @@ call's Python hops between two threads and what the host does is slower for it.
 
 What. Host ms per fwd+bwd (a long matmul first keeps the GPU busy, so no call waits for
 it), alternating the two modes per round, for each method.
+
+Result (call 9, ``s50-call9.sh``, log ``results/NVIDIA-H200-host-threads-s50-call9.log``):
+sparseflash 0.561-0.687 ms with the engine's threads, 0.265-0.488 without; SDPA's flash
+backend 0.162-0.200 and 0.107-0.196. Confirmed: every one-thread run of ours was under
+every threaded one (best against best 2.1x). The README suggests the setting for short
+eager calls (NOTES v51).
 """
 
 import argparse

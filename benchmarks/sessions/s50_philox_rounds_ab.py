@@ -23,6 +23,13 @@ three variants: the no-dropout reference in the same process).
 Prediction: if the draws are most of the doubling, the D=64 forward with dropout at 0
 rounds near 1.1-1.2x the one without, at 5 rounds ~1.5x; the backward's share smaller
 (its tiles carry more products for the same draws).
+
+Result (call 7, ``s50-call7.sh``, log ``results/NVIDIA-H200-philox-rounds-s50-call7.log``),
+best of two, 10 / 5 / 0 rounds, ms: forward D=64 1.207 / 0.991 / 0.857 (0.574 without
+dropout), D=128 1.555 / 1.294 / 1.048; backward D=64 2.510 / 2.190 / 2.038 (1.507 without),
+D=128 3.398 / 3.227 / 3.030. Partly refuted: Philox is about half of what dropout adds
+(55% in the D=64 forward, 47% in its backward); the rest is dropout's other work and, in
+the forward, the switch to the ping-pong kernel (NOTES v51).
 """
 
 import argparse
