@@ -39,28 +39,43 @@ def _busy():
     return busy
 
 
+#: The short call measured: (B, H, N, D), bf16; SDPA's backend for the comparison.
+SHAPE = (16, 16, 1024, 64)
+FLASH = torch.nn.attention.SDPBackend.FLASH_ATTENTION
+
+
+def short_steps():
+    """{method: a fwd+bwd step} on one set of random inputs of :data:`SHAPE`, each step
+    warmed up (compiled, tuned) under SDPA's flash backend; run them under it too."""
+    B, H, N, D = SHAPE
+    q, k, v = (torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16,
+                           requires_grad=True) for _ in range(3))
+    grad = torch.randn_like(q)
+    forwards = {
+        "sparseflash": lambda: sparseflash.attention(q, k, v, "dense"),
+        "sdpa-flash": lambda: F.scaled_dot_product_attention(q, k, v),
+    }
+    steps = {name: (lambda f=f: torch.autograd.grad(f(), (q, k, v), grad))
+             for name, f in forwards.items()}
+    with torch.nn.attention.sdpa_kernel(FLASH):
+        for step in steps.values():
+            for _ in range(10):
+                step()
+    torch.cuda.synchronize()
+    return steps
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--iters", type=int, default=50)
     args = parser.parse_args()
-    B, H, N, D = 16, 16, 1024, 64
-    q, k, v = (torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16,
-                           requires_grad=True) for _ in range(3))
-    grad = torch.randn_like(q)
-    methods = {
-        "sparseflash": lambda: sparseflash.attention(q, k, v, "dense"),
-        "sdpa-flash": lambda: F.scaled_dot_product_attention(q, k, v),
-    }
-    flash = torch.nn.attention.SDPBackend.FLASH_ATTENTION
-    for name, forward in methods.items():
-        with torch.nn.attention.sdpa_kernel(flash):
-            for _ in range(10):  # compile, autotune, warm caches
-                torch.autograd.grad(forward(), (q, k, v), grad)
-            torch.cuda.synchronize()
+    B, H, N, D = SHAPE
+    for name, step in short_steps().items():
+        with torch.nn.attention.sdpa_kernel(FLASH):
             _busy()
             with profile(activities=[ProfilerActivity.CPU]) as prof:
                 for _ in range(args.iters):
-                    torch.autograd.grad(forward(), (q, k, v), grad)
+                    step()
             torch.cuda.synchronize()
         print(f"== {name}: {args.iters} fwd+bwd calls, B={B} H={H} N={N} D={D} bf16", flush=True)
         print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=30),

@@ -22,27 +22,12 @@ eager calls (NOTES v51).
 """
 
 import argparse
-import time
 
 import torch
 import torch.nn.attention
-import torch.nn.functional as F
 
-import sparseflash
-
-
-def _host_ms(fn, iters: int) -> float:
-    """Mean host ms of ``fn`` with ~20 ms of GPU work queued ahead of it."""
-    busy = torch.randn(8192, 8192, device="cuda")
-    torch.cuda.synchronize()
-    for _ in range(20):
-        busy = busy @ busy.T * 1e-4
-    started = time.perf_counter()
-    for _ in range(iters):
-        fn()
-    elapsed = time.perf_counter() - started
-    torch.cuda.synchronize()
-    return 1000 * elapsed / iters
+from benchmarks.overhead import _host_ms  # host ms a call, the GPU kept busy
+from benchmarks.sessions.s50_host_profile import FLASH, SHAPE, short_steps
 
 
 def main():
@@ -50,23 +35,9 @@ def main():
     parser.add_argument("--iters", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    B, H, N, D = 16, 16, 1024, 64
-    q, k, v = (torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16,
-                           requires_grad=True) for _ in range(3))
-    grad = torch.randn_like(q)
-    methods = {
-        "sparseflash": lambda: sparseflash.attention(q, k, v, "dense"),
-        "sdpa-flash": lambda: F.scaled_dot_product_attention(q, k, v),
-    }
-    flash = torch.nn.attention.SDPBackend.FLASH_ATTENTION
-    for name, forward in methods.items():
-        def step():
-            torch.autograd.grad(forward(), (q, k, v), grad)
-
-        with torch.nn.attention.sdpa_kernel(flash):
-            for _ in range(10):
-                step()
-            torch.cuda.synchronize()
+    B, H, N, D = SHAPE
+    for name, step in short_steps().items():
+        with torch.nn.attention.sdpa_kernel(FLASH):
             times = {"threads": [], "one thread": []}
             for _ in range(args.rounds):
                 for mode in ("threads", "one thread", "one thread", "threads"):
