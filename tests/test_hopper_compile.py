@@ -223,9 +223,9 @@ def _ptxas_report(ptx: str):
     return "serialized" in run.stderr, spills
 
 
-def _byte_swaps(cubin: bytes):
-    """The PRMT (byte permute) instructions in a cubin's machine code, by the cuobjdump
-    beside the ptxas Triton uses; None where it cannot be found."""
+def _sass(cubin: bytes):
+    """A cubin's machine code (SASS) as text, by the cuobjdump beside the ptxas Triton
+    uses; None where it cannot be found or run."""
     try:
         from triton.backends.nvidia.compiler import get_ptxas
         tool = os.path.join(os.path.dirname(get_ptxas(90).path), "cuobjdump")
@@ -239,7 +239,14 @@ def _byte_swaps(cubin: bytes):
             run = subprocess.run([tool, "-sass", path], capture_output=True, text=True)
         except OSError:
             return None
-    return run.stdout.count("PRMT") if run.returncode == 0 else None
+    return run.stdout if run.returncode == 0 else None
+
+
+def _byte_swaps(cubin: bytes):
+    """The PRMT (byte permute) instructions in a cubin's machine code (:func:`_sass`);
+    None where it cannot be read."""
+    sass = _sass(cubin)
+    return None if sass is None else sass.count("PRMT")
 
 
 def _summary(kind, d, flag_a, flag_b, dtype, padded=False):

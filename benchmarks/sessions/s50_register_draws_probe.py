@@ -24,14 +24,11 @@ the same as the buffer's path (less its one ``BAR.SYNC``), 752 instructions agai
 import collections
 import os
 import re
-import subprocess
 import sys
-import tempfile
 import warnings
 
 import triton
 from triton.backends.compiler import GPUTarget
-from triton.backends.nvidia.compiler import get_ptxas
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon._runtime import GluonASTSource
@@ -81,12 +78,9 @@ def register_keep_kernel(OUT, SEED, bh, key_start, q_start, threshold):
 
 
 def _report(name, kernel):
-    tool = os.path.join(os.path.dirname(get_ptxas(90).path), "cuobjdump")
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "kernel.cubin")
-        with open(path, "wb") as f:
-            f.write(kernel.asm["cubin"])
-        sass = subprocess.run([tool, "-sass", path], capture_output=True, text=True).stdout
+    sass = test_hopper_compile._sass(kernel.asm["cubin"])
+    if sass is None:
+        raise SystemExit("no cuobjdump beside Triton's ptxas")
     memory = collections.Counter(re.findall(r"\b(LDS[A-Z0-9.]*|STS[A-Z0-9.]*|SHFL[A-Z0-9.]*|"
                                             r"BAR[A-Z0-9.]*)", sass))
     count = len(re.findall(r"/\*[0-9a-f]{4,}\*/\s+[A-Z@]", sass))
