@@ -171,11 +171,13 @@ def _run_ab(variants: Dict[str, object], cases: Iterable[Tuple[int, str, float]]
 def _padding(layout, B: int, N: int, pad: int):
     """(key_padding int8 (B, N), 1 = padding; kv_limits) for sequences whose lengths are
     drawn uniformly from [N - pad, N] (seeded), or (None, None) for ``pad`` 0."""
+    from benchmarks.paper_e6 import key_padding_mask
+
     if not pad:
         return None, None
     gen = torch.Generator(device="cuda").manual_seed(1)
-    lengths = torch.randint(N - pad, N + 1, (B, 1), device="cuda", generator=gen)
-    padding = torch.arange(N, device="cuda")[None, :] >= lengths
+    lengths = torch.randint(N - pad, N + 1, (B,), device="cuda", generator=gen)
+    padding = key_padding_mask(lengths, N)
     return padding.to(torch.int8), layout.padding_limits(padding)
 
 
