@@ -23,13 +23,20 @@ import sparseflash
 from benchmarks.profile_call import add_call_arguments, make_call
 
 
-def _host_ms(fn, iters: int) -> float:
-    """Mean host time of ``fn`` in ms. A long matmul first keeps the GPU busy, so launches
-    queue without waiting; ``iters`` is kept below the launch queue's depth."""
+def _busy_gpu() -> torch.Tensor:
+    """Queue ~20 ms of GPU work (long matmuls), so that launches after it queue without
+    waiting for the GPU."""
     busy = torch.randn(8192, 8192, device="cuda")
     torch.cuda.synchronize()
     for _ in range(20):
         busy = busy @ busy.T * 1e-4  # ~20 x 1 ms of GPU work ahead of the launches
+    return busy
+
+
+def _host_ms(fn, iters: int) -> float:
+    """Mean host time of ``fn`` in ms, the GPU kept busy (:func:`_busy_gpu`) so that
+    launches queue without waiting; ``iters`` is kept below the launch queue's depth."""
+    busy = _busy_gpu()  # held until the launches are timed
     started = time.perf_counter()
     for _ in range(iters):
         fn()

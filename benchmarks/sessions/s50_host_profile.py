@@ -29,14 +29,7 @@ import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile
 
 import sparseflash
-
-
-def _busy():
-    """Queue ~20 ms of GPU work so that the calls after it never wait for the GPU."""
-    busy = torch.randn(8192, 8192, device="cuda")
-    for _ in range(20):
-        busy = busy @ busy.T * 1e-4
-    return busy
+from benchmarks.overhead import _busy_gpu
 
 
 #: The short call measured: (B, H, N, D), bf16; SDPA's backend for the comparison.
@@ -72,7 +65,7 @@ def main():
     B, H, N, D = SHAPE
     for name, step in short_steps().items():
         with torch.nn.attention.sdpa_kernel(FLASH):
-            _busy()
+            busy = _busy_gpu()  # held while the calls are profiled
             with profile(activities=[ProfilerActivity.CPU]) as prof:
                 for _ in range(args.iters):
                     step()
