@@ -1,0 +1,11 @@
+# Session 51, device call 3: the README's do_bench table (the five headline patterns, both
+# head dims, bf16; sparseflash and the peers in processes of their own) on the kernels as
+# they stand; the README's was session 33's tree.
+source benchmarks/sessions/common.sh
+BUDGET=560
+NOTE="s51 call 3 (benchmarks/sessions/s51-call3.sh)"
+nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
+event_tables 64
+event_tables 128
+grep -h "exit" $LOGS/*.log
+pack
