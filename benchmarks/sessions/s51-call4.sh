@@ -1,0 +1,9 @@
+# Session 51, device call 4: the do_bench table's host-bound stars on short D=64 sparse
+# calls: host, or the L2 flushed before each call? (s51_cold_l2.py)
+source benchmarks/sessions/common.sh
+BUDGET=480
+NOTE="s51 call 4 (benchmarks/sessions/s51-call4.sh)"
+nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
+step cold-l2 python benchmarks/sessions/s51_cold_l2.py --rounds 2
+cat $LOGS/cold-l2.log
+pack
