@@ -19,6 +19,16 @@ do_bench table's timer), and ``host`` the host time of one call with the GPU kep
 ``SPARSEFLASH_PINGPONG=1`` (the persistent ping-pong forward).
 
     PYTHONPATH=. python benchmarks/sessions/s51_cold_l2.py --rounds 2
+
+Result (call 4, log ``benchmarks/results/NVIDIA-H200-cold-l2-s51-call4.log``): refuted.
+``cold`` against ``warm`` is 0.96-1.10x for every case, both kernels and head dims alike
+(D=64 `butterfly` forward 0.182 / 0.170 ms in round 0, 0.167 / 0.170 in round 1). In this
+process the eager D=64 forwards ran at their graph times (random+global 0.163 and 0.159
+ms, against call 3's 0.272), and the host time of one call moved 2x from round to round:
+forwards 0.094-0.287 ms, fwd+bwd 0.437-1.031 ms. The eager rows that exceed their graph
+times are those whose host time does (D=64 random+global fwd+bwd, round 0: eager 0.769,
+host 0.784, graph 0.591; round 1: 0.594, 0.504, 0.592). So the star is right: the host,
+and a host whose time per call varies by 2x from one moment to the next.
 """
 
 import argparse
