@@ -276,10 +276,12 @@ def _draw_lines(ax, series: Dict[str, List[tuple]]) -> None:
                 color=colour, label=method, markersize=6, linewidth=1.5)
 
 
-def _draw_hollow(ax, method: str, x: float, y: float, size: int) -> None:
-    """``method``'s marker at (x, y), filled white: a call the host sets (:func:`host_bound`),
-    drawn over the filled one."""
-    colour, marker, _ = style(method)
+def _draw_hollow(ax, method: str, x: float, y: float, size: int,
+                 marker: Optional[str] = None) -> None:
+    """``method``'s marker (or ``marker``) at (x, y), filled white: a call the host sets
+    (:func:`host_bound`), drawn over the filled one."""
+    colour, own_marker, _ = style(method)
+    marker = marker or own_marker
     ax.plot([x], [y], marker=marker, linestyle="none", color=colour, markerfacecolor="white",
             markersize=size, zorder=3)
 
@@ -469,6 +471,11 @@ def plot_memory_vs_n(rows: Sequence[Dict], path: Path) -> Optional[Path]:
                               note=note)
 
 
+#: Markers of the patterns in the speed-vs-density figure, densest pattern first (a
+#: figure with more patterns than markers reuses them in order).
+PATTERN_MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "<", ">", "h", "p", "H", "d")
+
+
 def plot_speed_vs_density(rows: Sequence[Dict], path: Path) -> Optional[Path]:
     panels = series_vs_density(rows)
     if not panels:
@@ -482,6 +489,9 @@ def plot_speed_vs_density(rows: Sequence[Dict], path: Path) -> Optional[Path]:
     gpu = _gpu_label(rows)
     fig, axes = _grid_figure(plt, len(row_keys), len(modes),
                              f"Effective TFLOP/s vs layout density, {gpu}")
+    drawn = _pattern_order({"pattern": p, "density": d} for panel in panels.values()
+                           for pts in panel["series"].values() for d, _, p in pts)
+    markers = {p: PATTERN_MARKERS[i % len(PATTERN_MARKERS)] for i, p in enumerate(drawn)}
     for i, (dtype, D) in enumerate(row_keys):
         for j, mode in enumerate(modes):
             ax = axes[i][j]
@@ -494,19 +504,16 @@ def plot_speed_vs_density(rows: Sequence[Dict], path: Path) -> Optional[Path]:
                 ax.set_yticks([])
                 continue
             ax.set_title(f"D={D}, {mode}, {dtype}, N={panel['N']}", fontsize=9)
-            labels: List[tuple] = []
             for method, pts in panel["series"].items():
-                colour, marker, line = style(method)
-                xs = [100 * d for d, _, _ in pts]
-                ys = [t for _, t, _ in pts]
-                ax.plot(xs, ys, marker=marker, linestyle="none", color=colour, label=method,
-                        markersize=7, alpha=0.9)
-                for x, y, (_, _, p) in zip(xs, ys, pts):
+                colour = style(method)[0]
+                # The method's colour in the shared legend; each point the pattern's marker.
+                ax.plot([], [], marker="o", linestyle="none", color=colour, label=method)
+                for density, tflops, p in pts:
+                    x = 100 * density
+                    ax.plot([x], [tflops], marker=markers[p], linestyle="none", color=colour,
+                            markersize=7, alpha=0.9)
                     if (p, D, mode, dtype, method, panel["N"]) in hollow:
-                        _draw_hollow(ax, method, x, y, 7)
-                if method == "sparseflash":
-                    labels += [(x, y, "dimgray", p if len(p) <= 20 else p[:18] + "…")
-                               for x, y, (_, _, p) in zip(xs, ys, pts) if p.strip() != "dense"]
+                        _draw_hollow(ax, method, x, tflops, 7, markers[p])
             if panel["dense"] is not None:
                 ax.axhline(panel["dense"], color="tab:blue", linewidth=1, alpha=0.6,
                            label="sparseflash dense")
@@ -523,12 +530,16 @@ def plot_speed_vs_density(rows: Sequence[Dict], path: Path) -> Optional[Path]:
             ax.set_xticks(ticks)
             ax.set_xticklabels([f"{t:g}" for t in ticks], fontsize=7)
             ax.minorticks_off()
-            _label_points(ax, labels, log_y=False)
             ax.tick_params(labelsize=7)
             ax.grid(True, alpha=0.3)
+    # One grey marker a pattern in the shared legend (after the methods' colours), densest
+    # first; the first panel holds them, _finish gathers every panel's labels once.
+    for pattern in drawn:
+        axes[0][0].plot([], [], marker=markers[pattern], linestyle="none", color="dimgray",
+                        label=pattern)
     kernel_rows = any(r["method"] == "sparseflash-kernel" for r in rows)
-    note = ("Points sharing a density are different patterns (labels: sparseflash's "
-            "pattern)." + (" sparseflash-kernel: the forward launcher alone, no per-call "
+    note = ("Colour: method; marker: pattern (points sharing a density are different "
+            "patterns)." + (" sparseflash-kernel: the forward launcher alone, no per-call "
                            "Python work." if kernel_rows else "")
             + (f" {HOST_BOUND_NOTE[0].upper()}{HOST_BOUND_NOTE[1:]}." if hollow else ""))
     return _finish(fig, axes, path, note=note)
