@@ -44,3 +44,28 @@ def test_relative_links_in_the_docs_resolve():
             if not (page.parent / target).exists():
                 missing.append(f"{page.relative_to(ROOT)}: {target}")
     assert not missing, missing
+
+
+def _targets_table_lines(results: str, note: str, dtype: str, peer: bool) -> list:
+    """The table ``benchmarks.targets`` prints for the rows of ``results`` whose note names
+    ``note``, at 16K tokens in ``dtype``, one string a line."""
+    from benchmarks import plots, targets
+    rows = targets.select(plots.load_records([ROOT / "benchmarks" / "results" / results]),
+                          note)
+    rows = [r for r in rows if r["N"] == 16384 and r["dtype"] == dtype]
+    table = targets.Table(rows)
+    text = targets.peer_table(table) if peer else targets.readme_table(table)
+    return text.splitlines()
+
+
+def test_readme_speed_tables_are_the_recorded_runs():
+    """The README's two speed tables are, line for line, what `python -m benchmarks.targets`
+    prints from the records they cite (the README names the note of each)."""
+    readme = (ROOT / "README.md").read_text().splitlines()
+    for results, note, peer in (("NVIDIA-H200-attention-cudagraph.json", "s51 call 1", False),
+                                ("NVIDIA-H200-attention.json", "s51 call 3", True)):
+        lines = _targets_table_lines(results, note, "bfloat16", peer)
+        assert len(lines) > 4, f"no rows under {note!r} in {results}"
+        assert f"`{note}`" in "\n".join(readme), f"the README does not cite {note!r}"
+        missing = [line for line in lines if line not in readme]
+        assert not missing, f"README lines not printed from {note!r}: {missing}"
