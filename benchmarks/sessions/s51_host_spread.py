@@ -18,6 +18,24 @@ call, the 90th percentile and the slowest; the rounds' means, lowest and highest
 the collections of generations 1 and 2.
 
     PYTHONPATH=. python benchmarks/sessions/s51_host_spread.py --rounds 20
+
+Result (call 5, log ``benchmarks/results/NVIDIA-H200-host-spread-s51-call5.log``): neither
+guess explains the spread. Host ms of one fwd+bwd, median / 90th percentile / slowest, then
+the lowest and highest round mean:
+
+| | default | gc off | gc frozen | one thread |
+|---|---|---|---|---|
+| sparseflash | 0.606 / 0.888 / 1.576; 0.558-0.867 | 0.564 / 0.968 / 1.640; 0.421-0.819 | 0.609 / 0.923 / 2.662; 0.441-0.848 | 0.344 / 0.517 / 1.035; 0.280-0.555 |
+| SDPA flash | 0.184 / 0.344 / 0.849; 0.177-0.320 | 0.196 / 0.368 / 1.018; 0.180-0.360 | 0.193 / 0.503 / 1.062; 0.199-0.432 | 0.118 / 0.207 / 0.587; 0.118-0.220 |
+
+- No collection of generation 1 or 2 ran during any timed call. Only 10 of generation 0
+  ran in sparseflash's 400 default calls, and with the collector off or frozen the spread
+  is the same.
+- The backward on the calling thread halves the median again (0.344 against 0.606 ms; v51),
+  but its rounds still range 2x.
+- SDPA's calls, with a third of the Python, spread as much: p90 1.9x the median.
+- So the spread is the host's, not something a sparseflash call does. It is what the
+  do_bench table's stars record.
 """
 
 import argparse
