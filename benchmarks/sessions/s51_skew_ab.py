@@ -18,6 +18,14 @@ outputs compared with the baseline's.
 
 Prediction, if the guess holds: `local(1)` 5-15% faster, `local(3)` and `butterfly` 3-8%,
 dense within 0.5% (128 tiles a row). If not: every case within 1%.
+
+Result (call 6, on commit 019489f, which had the knob; log
+``benchmarks/results/NVIDIA-H200-skew-ab-s51-call6.log``), best of two, together ->
+skewed, ms, outputs bit for bit the same: `local(1)` 0.081 -> 0.082 (-0.9%), `local(3)`
+0.146 -> 0.147 (-0.6%), dense 2.273 -> 2.265 (+0.3%), `butterfly` 0.165 -> 0.165 (-0.3%).
+Refuted: the skew paid part of its own wait and gained nothing, so co-resident programs
+do not stay in step, or being in step does not cost. The knob was removed; the kernel is
+the one before it (NOTES v52).
 """
 
 import torch

@@ -77,12 +77,6 @@ TMA_STORE = True
 #: chunks after every whole one, their results merged afterwards, as
 #: ``hopper_pingpong.FILL_LAST_WAVE`` fills the persistent forward's.
 FILL_LAST_WAVE = True
-#: Probe (session 51, ``benchmarks/sessions/s51_skew_ab.py``): nanoseconds that the second
-#: program of each SM in the first wave (linear program ids ``FIRST_WAVE_SMS`` to twice
-#: that) waits before it starts, so that the two programs an SM runs at D=64 no longer
-#: reach their prologues and epilogues together. 0: no wait (the code is left out).
-FIRST_WAVE_SKEW_NS = 0
-FIRST_WAVE_SMS = 132
 
 if AVAILABLE:
     #: A barrier of the calling partition's threads (a warp group's, in a warp-specialised
@@ -447,19 +441,6 @@ if AVAILABLE:
         return acc, p, m_i, l_i
 
     @gluon.jit
-    def _first_wave_skew(SKEW_NS: gl.constexpr, SKEW_SMS: gl.constexpr):
-        """Probe (:data:`FIRST_WAVE_SKEW_NS`): programs ``SKEW_SMS`` to ``2 * SKEW_SMS`` in
-        launch order wait ``SKEW_NS`` ns on the global timer before they start."""
-        pid = gl.program_id(0) + gl.program_id(1) * gl.num_programs(0)
-        if (pid >= SKEW_SMS) & (pid < 2 * SKEW_SMS):
-            start = gl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l", [],
-                                              dtype=gl.int64, is_pure=False, pack=1)
-            now = start
-            while now - start < SKEW_NS:
-                now = gl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l", [],
-                                                dtype=gl.int64, is_pure=False, pack=1)
-
-    @gluon.jit
     def hopper_forward_kernel(
             O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, KPM, KV_LIMITS, q_desc,
             k_desc, v_desc, o_desc, qk_scale, stride_ob, stride_oh, stride_on,
@@ -469,7 +450,7 @@ if AVAILABLE:
             D: gl.constexpr, STAGES: gl.constexpr, ROW_RUNS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, TMA_STORE: gl.constexpr,
             FILL: gl.constexpr, ANTICAUSAL: gl.constexpr, P_F32: gl.constexpr,
-            num_warps: gl.constexpr, SKEW_NS: gl.constexpr = 0, SKEW_SMS: gl.constexpr = 0):
+            num_warps: gl.constexpr):
         """Program (schedule entry, query tile) x (batch, head repeat), as the Triton
         forward's. q/k/v/o_desc: descriptors over the (B*H*N, D) and (B*H_KV*Nk, D) rows of
         contiguous q, k, v, o; O (B, H, N, D), contiguous; LSE (B, H, N) float32 base 2.
@@ -490,8 +471,6 @@ if AVAILABLE:
         The loop runs tile j's ``P V`` before tile j+1's scores (the first tile's scores
         peeled off ahead of it), each MMA waited at once; the buffers of tile j are
         refilled with tile j + STAGES once both have read them."""
-        if SKEW_NS:  # probe: FIRST_WAVE_SKEW_NS (0, or None where a compile passes none)
-            _first_wave_skew(SKEW_NS, SKEW_SMS)
         in_group, pid_g, chunk, chunks = program_item(PROGRAMS_PER_GROUP, FILL_FROM, CHUNKS,
                                                       FILL)
         entry, b, h, q_block, q_start = _coords_at(in_group, pid_g, SCHED, H, NUM_Q_BLOCKS,
@@ -840,9 +819,7 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
         LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
         ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         TMA_STORE=TMA_STORE, FILL=chunks > 1, ANTICAUSAL=bool(has_partial and anticausal),
-        P_F32=own_p_f32, num_warps=NUM_WARPS, **compile_options(D),
-        **(dict(SKEW_NS=FIRST_WAVE_SKEW_NS, SKEW_SMS=FIRST_WAVE_SMS)
-           if FIRST_WAVE_SKEW_NS else {}))
+        P_F32=own_p_f32, num_warps=NUM_WARPS, **compile_options(D))
     return BoundForward(launch, BLOCK_M, fill=fill)
 
 
