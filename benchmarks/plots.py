@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from datetime import datetime
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
@@ -55,7 +56,8 @@ HOST_BOUND_NOTE = ("hollow markers: calls the host sets (wall time under "
 # One colour and marker per method, the same in every figure.
 _STYLE = {
     "sparseflash": ("tab:blue", "o", "-"),
-    "sparseflash-kernel": ("tab:blue", "^", "--"),
+    # Its own colour: the speed-vs-density figure marks patterns, not methods, by shape.
+    "sparseflash-kernel": ("tab:purple", "^", "--"),
     "sparseflash-butterfly": ("tab:cyan", "o", "-"),
     "flex": ("tab:orange", "s", "-"),
     "flex-butterfly": ("tab:olive", "s", "-"),
@@ -351,9 +353,13 @@ def _finish(fig, axes, path: Path, note: Optional[str] = None) -> Path:
         fig.legend([handles[lab] for lab in labels], labels, loc="upper center",
                    bbox_to_anchor=(0.5, 1 - 0.3 / height), ncol=ncol, fontsize=9,
                    frameon=False)
+    note_lines = 1
     if note:
+        # Wrapped to the figure's width (~17 characters an inch at 7 points).
+        note = textwrap.fill(note, width=max(40, int(17 * width)))
+        note_lines = note.count("\n") + 1
         fig.text(0.01, 0.004, note, fontsize=7, color="dimgray", va="bottom")
-    fig.tight_layout(rect=(0, 0.25 / height, 1, top))
+    fig.tight_layout(rect=(0, (0.25 + 0.12 * (note_lines - 1)) / height, 1, top))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
