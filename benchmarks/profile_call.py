@@ -17,6 +17,7 @@ from types import SimpleNamespace
 import torch
 
 import sparseflash
+from benchmarks.paper_e6 import key_padding_mask
 
 
 def add_call_arguments(p: argparse.ArgumentParser, *, pattern: str, seq_len: int) -> None:
@@ -46,7 +47,7 @@ def make_call(args, purpose: str) -> SimpleNamespace:
     padding = None
     if args.max_pad:
         lengths = torch.randint(max(N - args.max_pad, 1), N + 1, (B,), device="cuda")
-        padding = torch.arange(N, device="cuda")[None, :] >= lengths[:, None]
+        padding = key_padding_mask(lengths, N)
 
     def forward():
         return sparseflash.attention(q, k, v, args.pattern, block=args.block,
