@@ -29,30 +29,24 @@ forwards 0.094-0.287 ms, fwd+bwd 0.437-1.031 ms. The eager rows that exceed thei
 times are those whose host time does (D=64 random+global fwd+bwd, round 0: eager 0.769,
 host 0.784, graph 0.591; round 1: 0.594, 0.504, 0.592). So the star is right: the host,
 and a host whose time per call varies by 2x from one moment to the next.
+
+(Since call 4 the calls come from ``benchmarks.profile_call.make_call``, which makes the
+same ``sparseflash.attention`` calls, on inputs of their own for each pattern; not rerun.)
 """
 
 import argparse
 import os
+from types import SimpleNamespace
 
 import torch
 from triton import testing
 
-import sparseflash
 from benchmarks.overhead import _host_ms
+from benchmarks.profile_call import make_call
 from benchmarks.sessions.ab import _graph_bench
 
 PATTERNS = ["local(3)", "butterfly", "chunk(8)", "bigbird", "local(1) | global(1) | random(2)",
             "causal"]
-
-
-def _step(q, k, v, pattern, mode, grad):
-    if mode == "fwd":
-        return lambda: sparseflash.attention(q, k, v, pattern)
-
-    def step():
-        o = sparseflash.attention(q, k, v, pattern)
-        torch.autograd.grad(o, (q, k, v), grad)
-    return step
 
 
 def main() -> None:
@@ -67,16 +61,19 @@ def main() -> None:
     print(f"{'D':>3} {'kernel':8} {'pattern':34} {'mode':8} {'warm':>7} {'cold':>7} "
           f"{'eager':>7} {'host':>7}")
     for D in (64, 128):
-        q, k, v = (torch.randn(1, H, N, D, device="cuda", dtype=torch.bfloat16,
-                               requires_grad=True) for _ in range(3))
-        grad = torch.randn_like(q)
+        # One sequence of N tokens (B=1), bf16, block 128, no padding or dropout.
+        calls = {pattern: make_call(SimpleNamespace(
+                     pattern=pattern, seq_len=N, head_dim=D, tokens=N, heads=H,
+                     dtype="bfloat16", block=128, max_pad=0, dropout=0.0), __file__)
+                 for pattern in PATTERNS}
         kernels = ("default", "pingpong") if D == 64 else ("default",)
         for rnd in range(args.rounds):
             for kernel in kernels:
                 os.environ["SPARSEFLASH_PINGPONG"] = "1" if kernel == "pingpong" else "auto"
                 for pattern in PATTERNS:
                     for mode in ("fwd", "fwd+bwd"):
-                        step = _step(q, k, v, pattern, mode, grad)
+                        call = calls[pattern]
+                        step = call.forward if mode == "fwd" else call.forward_backward
                         step()
                         torch.cuda.synchronize()
                         warm = testing.do_bench_cudagraph(step, rep=100, return_mode="median")
