@@ -66,12 +66,9 @@ def run_forward(q, k, v, layout, trace=None):
 
 
 def graph_ms(fn):
+    """Median ms of ``fn`` replayed from a CUDA graph (the tables' timer)."""
     fn()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        fn()
-    return triton.testing.do_bench_cudagraph(graph.replay, rep=100) if hasattr(
-        triton.testing, "do_bench_cudagraph") else triton.testing.do_bench(graph.replay)
+    return triton.testing.do_bench_cudagraph(fn, rep=100)
 
 
 def summarize(t: torch.Tensor, pattern: str) -> None:
