@@ -140,8 +140,9 @@ def test_descriptors_by_default_for_long_rows_on_hopper(monkeypatch):
 # The Gluon forward of sm_90 GPUs (kernels.hopper; by default everywhere it can run but at
 # D=128 with partial blocks, forced here with SPARSEFLASH_GLUON=1): runs and table walks,
 # causal and anti-causal diagonals and ragged ends (partial blocks), GQA, a key length
-# other than the query length, a split global row, and key padding (trailing, with holes,
-# a sequence of nothing but padding) on runs, table walks, partial blocks and split rows.
+# other than the query length, a split global row, key padding (trailing, with holes,
+# a sequence of nothing but padding) on runs, table walks, partial blocks and split rows,
+# and a layout for each head.
 # The backward runs on its output and lse.
 GLUON_CASES = CASES[:4] + [
     ("local(1) | global(1)", 2, 4, 2, 4096, 4096, 64, 128, False),
@@ -157,6 +158,9 @@ GLUON_CASES = CASES[:4] + [
     ("~causal", 1, 4, 4, 1000, 1000, 64, 128, False),
     ("local(1) & ~causal", 2, 4, 4, 1024, 1024, 64, 128, "holes"),
     ("~causal", 1, 4, 4, 1000, 1000, 128, 128, False),
+    # A layout of its own for each head (no head repeat) with grouped key heads, two
+    # sequences: hopper's own kernel's coordinates off the broadcast path.
+    ("per_head(local(1), butterfly)", 2, 2, 1, 1024, 1024, 64, 128, False),
 ]
 
 

@@ -63,7 +63,7 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False, fill=
                KV_LIMITS="*i32", qk_scale="fp32")
     for name in ("stride_ob", "stride_oh", "stride_on", "H", "H_KV", "N", "Nk",
                  "NUM_Q_BLOCKS", "LAYOUT_HEADS", "WS_SLOTS", "stride_kpm_b", "stride_lim_b",
-                 "PROGRAMS_PER_GROUP", "FILL_FROM", "CHUNKS"):
+                 "PROGRAMS_PER_GROUP", "FILL_FROM", "CHUNKS", "REP", "GROUP"):
         sig[name] = "i32"
     consts = dict(LAYOUT_BLOCK=128, BLOCK_M=hopper.BLOCK_M, BLOCK_N=hopper.BLOCK_N, D=d,
                   STAGES=hopper.STAGES, ROW_RUNS=row_runs, HAS_PARTIAL=has_partial,

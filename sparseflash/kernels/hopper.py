@@ -106,6 +106,43 @@ if AVAILABLE:
         return entry, b, h, q_block, q_start
 
     @gluon.jit
+    def _own_item(X, FILL_FROM, CHUNKS, REP, FILL: gl.constexpr, AGAIN: gl.constexpr = False):
+        """:func:`program_item` of :func:`hopper_forward_kernel`'s programs, with the
+        group split into its batch and head repeat: (program within its group, group,
+        batch, head repeat, chunk, chunks). On the 3-D grid (``X``, ``REP``, batch) that
+        :func:`bind_forward` launches without ``FILL`` these are program ids, where the
+        2-D grid's group id took an integer division (~25 instructions, which the
+        co-resident program's softmax competes with for issue slots: the prologue before
+        Q's copy is issue-bound, NOTES v53); with ``FILL`` the 1-D grid's
+        :func:`fill_item` and a division by ``REP``."""
+        if FILL:
+            in_group, pid_g, chunk, chunks = program_item(X, FILL_FROM, CHUNKS, FILL, AGAIN)
+            return in_group, pid_g, pid_g // REP, pid_g % REP, chunk, chunks
+        else:
+            b = gl.program_id(2)
+            r = gl.program_id(1)
+            return gl.program_id(0), b * REP + r, b, r, 0, 1
+
+    @gluon.jit
+    def _own_coords(pid, r, SCHED, NUM_Q_BLOCKS, LAYOUT_HEADS, REP,
+                    LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr):
+        """:func:`_coords_at` of :func:`hopper_forward_kernel`'s program ``pid`` of head
+        repeat ``r`` (:func:`_own_item`): the schedule entry, head, query block and first
+        query row. A broadcast layout (``LAYOUT_HEADS`` 1, which Triton specialises as a
+        constant) numbers its rows by query block alone, so no division is left."""
+        TILES: gl.constexpr = LAYOUT_BLOCK // BLOCK_M
+        entry = SCHED + (pid // TILES) * ENTRY_FIELDS
+        row = gl.load(entry + ENTRY_ROW)
+        if LAYOUT_HEADS == 1:
+            h = r
+            q_block = row
+        else:
+            h = (row // NUM_Q_BLOCKS) * REP + r
+            q_block = row % NUM_Q_BLOCKS
+        q_start = q_block * LAYOUT_BLOCK + (pid % TILES) * BLOCK_M
+        return entry, h, q_block, q_start
+
+    @gluon.jit
     def _walk(entry, LAYOUT_BLOCK: gl.constexpr, TILE: gl.constexpr,
               HAS_PARTIAL: gl.constexpr):
         """A schedule entry's walk in tiles of ``TILE`` rows: where its full blocks start
@@ -445,7 +482,7 @@ if AVAILABLE:
             O, LSE, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_O, WS_LSE, KPM, KV_LIMITS, q_desc,
             k_desc, v_desc, o_desc, qk_scale, stride_ob, stride_oh, stride_on,
             H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, stride_kpm_b, stride_lim_b,
-            PROGRAMS_PER_GROUP, FILL_FROM, CHUNKS,
+            PROGRAMS_PER_GROUP, FILL_FROM, CHUNKS, REP, GROUP,
             LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, ROW_RUNS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, TMA_STORE: gl.constexpr,
@@ -471,11 +508,11 @@ if AVAILABLE:
         The loop runs tile j's ``P V`` before tile j+1's scores (the first tile's scores
         peeled off ahead of it), each MMA waited at once; the buffers of tile j are
         refilled with tile j + STAGES once both have read them."""
-        in_group, pid_g, chunk, chunks = program_item(PROGRAMS_PER_GROUP, FILL_FROM, CHUNKS,
-                                                      FILL)
-        entry, b, h, q_block, q_start = _coords_at(in_group, pid_g, SCHED, H, NUM_Q_BLOCKS,
-                                                   LAYOUT_HEADS, LAYOUT_BLOCK, BLOCK_M)
-        k_row0 = (b * H_KV + h // (H // H_KV)) * Nk
+        in_group, pid_g, b, r, chunk, chunks = _own_item(PROGRAMS_PER_GROUP, FILL_FROM, CHUNKS,
+                                                         REP, FILL)
+        entry, h, q_block, q_start = _own_coords(in_group, r, SCHED, NUM_Q_BLOCKS,
+                                                 LAYOUT_HEADS, REP, LAYOUT_BLOCK, BLOCK_M)
+        k_row0 = (b * H_KV + h // GROUP) * Nk
         full_start, n_full, part_start, n_tiles = _row_walk(
             entry, b, KV_LIMITS, stride_lim_b, LAYOUT_BLOCK, BLOCK_N, HAS_PARTIAL, HAS_PADDING,
             chunk, chunks, FILL)
@@ -563,10 +600,10 @@ if AVAILABLE:
             mbarrier.invalidate(k_bar.index(i))
             mbarrier.invalidate(v_bar.index(i))
         out, lse = finish_rows(acc, m_i, l_i, o_layout)
-        in_group, pid_g, chunk, chunks = program_item(PROGRAMS_PER_GROUP, FILL_FROM, CHUNKS,
-                                                      FILL, FILL)
-        entry, b, h, q_block, q_start = _coords_at(in_group, pid_g, SCHED, H, NUM_Q_BLOCKS,
-                                                   LAYOUT_HEADS, LAYOUT_BLOCK, BLOCK_M)
+        in_group, pid_g, b, r, chunk, chunks = _own_item(PROGRAMS_PER_GROUP, FILL_FROM, CHUNKS,
+                                                         REP, FILL, FILL)
+        entry, h, q_block, q_start = _own_coords(in_group, r, SCHED, NUM_Q_BLOCKS,
+                                                 LAYOUT_HEADS, REP, LAYOUT_BLOCK, BLOCK_M)
         split_slot, pid_g = fill_slot(entry, in_group, pid_g, chunk, chunks, FILL_FROM,
                                       LAYOUT_BLOCK // BLOCK_M, FILL)
         # (Every MMA reading Q has completed: its buffer may hold the output.)
@@ -807,15 +844,16 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
     H_kv, Nk = k.shape[1], k.shape[2]
     per_group = programs * (layout_block // BLOCK_M)
     fill_from, chunks = fill = fill_plan(q, programs, groups, layout_block, uniform_blocks)
+    rep = H // layout_heads  # query heads a layout head serves, in each sequence
     if chunks > 1:  # a 1-D grid, the chunks' results in programs * chunks slots a group
         grid = (schedule.filled_programs(groups, per_group, fill),)
         ws_slots = programs * chunks
-    else:
-        grid = (per_group, groups)
+    else:  # (programs, head repeat, batch): a group's batch and repeat without a division
+        grid = (per_group, rep, groups // rep)
     launch = _KERNEL.bind(
         grid, (q.dtype,),
         (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots, stride_kpm_b,
-         stride_lim_b, per_group, fill_from, chunks),
+         stride_lim_b, per_group, fill_from, chunks, rep, H // H_kv),
         LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
         ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         TMA_STORE=TMA_STORE, FILL=chunks > 1, ANTICAUSAL=bool(has_partial and anticausal),
