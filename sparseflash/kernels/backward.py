@@ -163,6 +163,9 @@ def attention_dkdv_kernel(
         bhk = tl.program_id(1)
         b = bhk // H_KV
         kv_h = bhk % H_KV
+        # An unscheduled column is never split (its slot stays -1), but the workspace
+        # branch below is compiled all the same: it names pid_g.
+        pid_g = bhk
         start_n = pid_n * BLOCK_N
         kb = start_n // LAYOUT_BLOCK
     seed = dropout_seed(SEED, HAS_DROPOUT)
