@@ -354,13 +354,10 @@ if AVAILABLE:
             part = gl.load(PART_IDX + part_start + (t - n_full) // SUB,
                            mask=ok & (t >= n_full), other=0)
             offset = gl.where(t < n_full, offset, part * LAYOUT_BLOCK + (t % SUB) * BLOCK_N)
-        # Both expectations before both copies: Gluon puts a barrier of the partition's
-        # threads between an expectation and a copy on its mbarrier, one a pair here
-        # where expect, copy, expect, copy took two (NOTES v53).
         mbarrier.expect(k_bar.index(k_slot), k_desc.block_type.nbytes, pred=ok)
-        mbarrier.expect(v_bar.index(v_slot), v_desc.block_type.nbytes, pred=ok)
         tma_load(k_desc, [k_row0 + offset, 0], k_bar.index(k_slot), k_smem.index(k_slot),
                  pred=ok)
+        mbarrier.expect(v_bar.index(v_slot), v_desc.block_type.nbytes, pred=ok)
         tma_load(v_desc, [k_row0 + offset, 0], v_bar.index(v_slot), v_smem.index(v_slot),
                  pred=ok)
 

@@ -1,0 +1,10 @@
+# Session 52, device call 4: the README's CUDA-graph table (both head dims, bf16) on the
+# final kernels (hopper's own forward without integer divisions in its coordinates).
+source benchmarks/sessions/common.sh
+BUDGET=560
+NOTE="s52 call 4 (benchmarks/sessions/s52-call4.sh)"
+nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
+graph_tables 64
+graph_tables 128
+grep -h "exit" $LOGS/*.log
+pack
