@@ -16,6 +16,13 @@ the same length (465 against 464 instructions) and spills nothing.
 
 Prediction: `local(1)` 4-7% faster, `local(3)`, `butterfly` and random+global 2-4%, dense
 and `causal` within 0.5%; outputs bit for bit the same.
+
+Result (call 2, commit 7722714 against its parent's tree; log
+``benchmarks/results/NVIDIA-H200-coords-ab-s52-call2.log``), best of two, before -> after,
+ms, outputs bit for bit the same: `local(1)` 0.081 -> 0.077 (+4.8%; B=4, N=4096 0.079 ->
+0.076, +4.8%), `local(3)` 0.145 -> 0.141 (+2.7%), `butterfly` 0.164 -> 0.161 (+2.1%),
+random+global 0.158 -> 0.155 (+1.9%), dense 2.281 -> 2.275 (+0.3%; 4K +0.8%), `causal`
+1.216 -> 1.216. As predicted; kept (NOTES v53).
 """
 
 from benchmarks.sessions import ab

@@ -25,6 +25,16 @@ untraced kernel's; both are timed from CUDA graphs (the stamps' own cost).
 Prints, per pattern: the median cycles of each segment, the cycles a steady tile takes,
 and from the global timer the mean programs resident per SM and the gap from a program's
 end to the next start in its SM. Saves the raw traces to OUT_DIR/trace-<pattern>.pt.
+
+Result (call 1, on commit 7722714's parent with the patch; log
+``benchmarks/results/NVIDIA-H200-trace-s52-call1.log``; the traces were not kept), median
+cycles, ~0.6 ns a cycle: a `local(1)` program 15,962 (start -> Q's copy issued 1,904,
+-> the first tiles' copies 400, -> Q landed 1,260, -> first scores 1,055, -> first softmax
+1,904, two later trips 6,412, -> last `P V` 573, -> normalised 849, -> stored 1,131);
+`local(3)` 30,268; dense 473,498 (3,653 a trip). The ~1,800-1,900 cycles before Q's copy
+are the same on every pattern: 301 instructions there, four integer divisions among
+them, issued beside the SM's other program's softmax. That led to
+``s52_coords_ab.py`` (NOTES v53).
 """
 
 import os
@@ -82,10 +92,12 @@ def summarize(t: torch.Tensor, pattern: str) -> None:
         d = (t[:, b] - t[:, a]).tolist()
         print(f"  {name:20s} median {statistics.median(d):8.0f} cycles  "
               f"p10 {sorted(d)[len(d) // 10]:8.0f}  p90 {sorted(d)[9 * len(d) // 10]:8.0f}")
-    loop_tiles = (tiles - 2).clamp(min=1)
-    steady = ((t[:, 13] - t[:, 4]) / loop_tiles)[tiles >= 3].tolist()
+    # The loop runs trips 1 .. tiles - 1 (tile 0's scores come before it). Call 1's log
+    # divided by tiles - 2, one trip too few: its "steady tile" figures are too high.
+    trips = (tiles - 1).clamp(min=1)
+    steady = ((t[:, 13] - t[:, 4]) / trips)[tiles >= 2].tolist()
     if steady:
-        print(f"  steady tile (full loop / (tiles - 2)) median {statistics.median(steady):.0f} "
+        print(f"  steady trip (full loop / (tiles - 1)) median {statistics.median(steady):.0f} "
               "cycles")
     ns = ((t[:, 9] - t[:, 8]) / (t[:, 7] - t[:, 0]).clamp(min=1)).tolist()
     print(f"  ns a cycle (global timer over clock) median {statistics.median(ns):.3f}")
