@@ -1,6 +1,7 @@
 """Session 52: a clock trace of ``hopper``'s own D=64 forward, to find where a short row's
 fixed cost goes (NOTES v53).
 
+    git checkout 7722714~1 -- sparseflash   # the tree the patch applies to
     git apply benchmarks/sessions/s52_trace.patch
     PYTHONPATH=. python benchmarks/sessions/s52_trace.py OUT_DIR
 
