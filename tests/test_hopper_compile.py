@@ -47,11 +47,12 @@ VARIANTS = [(64, True, False), (64, True, True), (64, False, False), (128, False
 
 
 def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False, fill=False,
-             anticausal=False):
+             anticausal=False, broadcast=False):
     """triton.compile of the forward for sm_90, with the argument types and options that
     ``hopper.forward`` launches it with (``padded``: for a call with key padding;
     ``fill``: on the 1-D grid that fills its last wave; ``anticausal``: for a layout with
-    anti-causal partial blocks)."""
+    anti-causal partial blocks; ``broadcast``: with ``LAYOUT_HEADS`` and ``GROUP`` 1, which
+    Triton specialises as constants, as for a broadcast layout without GQA)."""
     desc = hopper.descriptor(torch.empty(4096, d, dtype=dtype), hopper.BLOCK_M)
     kernel = hopper.hopper_forward_kernel
     sig = {name: "constexpr" for name in kernel.arg_names}
@@ -71,6 +72,10 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False, fill=
                   ANTICAUSAL=bool(has_partial and anticausal),
                   P_F32=hopper.carries_p_f32(has_partial, padded, anticausal),
                   num_warps=hopper.NUM_WARPS)
+    if broadcast:
+        for name in ("LAYOUT_HEADS", "GROUP"):
+            sig[name] = "constexpr"
+            consts[name] = 1
     options = dict(num_warps=hopper.NUM_WARPS, **hopper.compile_options(d))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -242,6 +247,22 @@ def _sass(cubin: bytes):
     return run.stdout if run.returncode == 0 else None
 
 
+def _prologue_divisions(cubin: bytes):
+    """Integer divisions by runtime values (``I2F.RP``, the first instruction of the
+    sequence ptxas emits for one) before a kernel's third TMA copy; None where its machine
+    code cannot be read."""
+    sass = _sass(cubin)
+    if sass is None:
+        return None
+    seen = divisions = 0
+    for line in sass.splitlines():
+        seen += "UTMALDG" in line
+        if seen >= 3:
+            return divisions
+        divisions += "I2F.RP" in line
+    return divisions
+
+
 def _byte_swaps(cubin: bytes):
     """The PRMT (byte permute) instructions in a cubin's machine code (:func:`_sass`);
     None where it cannot be read."""
@@ -257,10 +278,11 @@ def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
     (``"both"``), and for the fused backward with dropout drawn early by its first warp
     group (``"dropout-early"``); for the forwards on the 1-D grid that fills the last wave
     (``"fill"``), and for ``hopper``'s own forward and the fused backward on a layout with
-    anti-causal blocks (``"anticausal"``))."""
+    anti-causal blocks (``"anticausal"``), and for ``hopper``'s own forward on a broadcast
+    layout without GQA (``"broadcast"``))."""
     if kind == "forward":
         compiled = _compile(d, flag_a, flag_b, dtype, padded is True, padded == "fill",
-                            padded == "anticausal")
+                            padded == "anticausal", padded == "broadcast")
     elif kind == "pingpong":
         compiled = _compile_pingpong(d, flag_a, flag_b, dtype, padded in (True, "both"),
                                      padded in ("dropout", "both"), padded == "fill")
@@ -287,6 +309,8 @@ def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
             "setmaxnreg": re.findall(r"setmaxnreg\.(inc|dec)\.sync\.aligned\.u32\s+(\d+)", ptx),
             "serialized": serialized, "spill_bytes": spills,
             "byte_swaps": _byte_swaps(compiled.asm["cubin"]),
+            "prologue_divisions": (_prologue_divisions(compiled.asm["cubin"])
+                                   if kind == "forward" else None),
             # Hardware barriers by number: [id, thread count or ""] for each in the PTX.
             "named_barriers": [list(m) for m in re.findall(
                 r"(?<![\w.])(?:bar|barrier)\.(?:sync|arrive)(?:\.aligned)?\s+(\d+)\s*,?\s*(\d*);",
@@ -314,6 +338,8 @@ JOBS = ([("forward", *v, BF16, False) for v in VARIANTS]
         + [("forward", 64, True, False, BF16, "fill"), ("forward", 64, False, False, BF16, "fill")]
         # Partial blocks of which some are anti-causal: the mask's second compare.
         + [("forward", 64, False, True, BF16, "anticausal")]
+        # A broadcast layout without GQA, as the launcher's arguments specialise it.
+        + [("forward", 64, True, False, BF16, "broadcast")]
         # dK/dV: D=128 (its default) with and without partial blocks, D=64, fp16.
         + [("dkdv", 128, False, False, BF16, False), ("dkdv", 128, False, True, BF16, False),
            ("dkdv", 64, False, True, BF16, False), ("dkdv", 128, False, True, FP16, False)])
@@ -403,6 +429,18 @@ def test_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, dtype, pa
         # (hopper.partial_select): no spill at 128 registers. (The boolean tile it replaced
         # spilled 72 bytes with Triton 3.6; with the branch, 164: NOTES v49.)
         assert (rec["spill_bytes"] or 0) == 0, rec["spill_bytes"]
+
+
+def test_own_forward_prologue_has_no_integer_division(compiled):
+    """hopper's own D=64 forward on a broadcast layout without GQA (the common call) takes
+    its coordinates without an integer division before its first copies: batch and head
+    repeat from the 3-D grid, the layout row as the query block, the key head by a group
+    size of 1. Four divisions there made the start issue-bound (NOTES v53)."""
+    divisions = compiled[("forward", 64, True, False, "torch.bfloat16",
+                          "broadcast")]["prologue_divisions"]
+    if divisions is None:
+        pytest.skip("no cuobjdump beside Triton's ptxas")
+    assert divisions == 0
 
 
 # Variants whose full tiles' loop carries P in float32 (hopper.carries_p_f32, the ping-pong

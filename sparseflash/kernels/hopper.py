@@ -89,9 +89,10 @@ if AVAILABLE:
         """The schedule entry (a pointer), batch, head, query block and first query row of
         program (``pid``, ``pid_g``) (:func:`program_item`), or of the work item a
         persistent program (``hopper_pingpong``) takes in turn where a program of its own
-        would have had those ids. The forward kernel derives them before its loop and
-        again after it: keeping them in registers across the loop cost the D=64 kernel its
-        second program per SM (132 registers a thread against 128; NOTES v18). The
+        would have had those ids. (:func:`hopper_forward_kernel` takes its own without
+        integer divisions: :func:`_own_coords`. It derives them before its loop and again
+        after it: keeping them in registers across the loop cost the D=64 kernel its
+        second program per SM, 132 registers a thread against 128; NOTES v18.) The
         backward's column programs read their schedule with it too
         (``hopper_backward._column_at``: kv heads, key blocks, key rows in place of query
         ones), as ``common.scheduled_program`` serves both Triton kernels."""
@@ -489,7 +490,8 @@ if AVAILABLE:
             FILL: gl.constexpr, ANTICAUSAL: gl.constexpr, P_F32: gl.constexpr,
             num_warps: gl.constexpr):
         """Program (schedule entry, query tile) x (batch, head repeat), as the Triton
-        forward's. q/k/v/o_desc: descriptors over the (B*H*N, D) and (B*H_KV*Nk, D) rows of
+        forward's, on a (programs, ``REP`` head repeats, batch) grid (:func:`_own_item`);
+        ``GROUP`` query heads share a key head (H // H_KV). q/k/v/o_desc: descriptors over the (B*H*N, D) and (B*H_KV*Nk, D) rows of
         contiguous q, k, v, o; O (B, H, N, D), contiguous; LSE (B, H, N) float32 base 2.
         Query rows past N and key rows past Nk are read (from the next head, or zeros past
         the end) but never stored, and never counted: the ragged last key block is always
