@@ -140,6 +140,33 @@ def _compile_dkdv(d, has_partial, dtype=torch.bfloat16):
                               target=GPUTarget("cuda", 90, 128), options=options)
 
 
+def _compile_triton_dkdv(scheduled):
+    """triton.compile for sm_90 of the Triton dK/dV kernel (``backward``), which
+    ``launch.backward`` runs where the fused backward does not: on the column schedule
+    (``scheduled``, with split columns' workspace), or unscheduled, for a per-head layout
+    with grouped key heads. The interpreter runs only the branches a call takes; a
+    compiler compiles every one (the unscheduled path named a variable only the
+    scheduled one defines, and failed on a GPU: NOTES v53)."""
+    from triton.compiler import ASTSource
+    from sparseflash.kernels import backward
+    kernel = backward.attention_dkdv_kernel
+    consts = dict(LAYOUT_BLOCK=128, BLOCK_M=64, BLOCK_N=64, BLOCK_D=64, HAS_PADDING=False,
+                  HAS_DROPOUT=False, SCHEDULED=scheduled, PRECISION="tf32", EVEN_D=True,
+                  COLUMN_RUNS=False, HAS_PARTIAL=True, HAS_SPLITS=scheduled)
+    sig = {name: "i32" for name in kernel.arg_names}
+    sig.update({name: "*bf16" for name in ("Q", "K", "V", "DO", "DK", "DV")})
+    sig.update({name: "*fp32" for name in ("LSE", "DELTA", "WS_DK", "WS_DV")})
+    sig.update({name: "*i32" for name in ("FULL_OFF", "FULL_IDX", "PART_OFF", "PART_IDX",
+                                          "PART_CODE", "SCHED", "KPM", "KV_LIMITS",
+                                          "SEED")})
+    sig.update(qk_scale="fp32", sm_scale="fp32", dropout_p="fp32")
+    sig.update({name: "constexpr" for name in consts})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return triton.compile(ASTSource(kernel, sig, consts),
+                              target=GPUTarget("cuda", 90, 128), options=dict(num_warps=4))
+
+
 def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padded=False,
                    dropout=False, draw_order=None, pdl=None, fill=False, anticausal=False):
     """triton.compile of the fused backward for sm_90, as ``hopper_fused.backward``
@@ -288,6 +315,8 @@ def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
                                      padded in ("dropout", "both"), padded == "fill")
     elif kind == "dkdv":
         compiled = _compile_dkdv(d, flag_b, dtype)
+    elif kind == "triton-dkdv":
+        compiled = _compile_triton_dkdv(flag_a)
     elif kind == "keep":
         compiled = _compile_keep_mask(d, not flag_a)
     else:
@@ -381,6 +410,10 @@ JOBS += [("pingpong", 128, True, False, BF16, "dropout"),
 # ... and with its items numbered to fill the last wave (hopper_pingpong.FILL_LAST_WAVE):
 # run walks (dense) at D=128.
 JOBS += [("pingpong", 128, True, False, BF16, "fill")]
+# The Triton dK/dV kernel on the column schedule and off it (a per-head layout with grouped
+# key heads).
+JOBS += [("triton-dkdv", 64, True, True, BF16, False),
+         ("triton-dkdv", 64, False, True, BF16, False)]
 # The dropout draws' test kernel, on the fused backward's two query tile widths, and in
 # the ping-pong forward's orientation (64 queries by 128 keys, queries as rows).
 JOBS += [("keep", 64, False, False, BF16, False), ("keep", 128, False, False, BF16, False),
@@ -429,6 +462,13 @@ def test_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, dtype, pa
         # (hopper.partial_select): no spill at 128 registers. (The boolean tile it replaced
         # spilled 72 bytes with Triton 3.6; with the branch, 164: NOTES v49.)
         assert (rec["spill_bytes"] or 0) == 0, rec["spill_bytes"]
+
+
+@pytest.mark.parametrize("scheduled", [True, False], ids=["scheduled", "unscheduled"])
+def test_triton_dkdv_compiles_for_sm90(compiled, scheduled):
+    # (The child process compiled it: a variant that fails to compile fails them all.)
+    rec = compiled[("triton-dkdv", 64, scheduled, True, "torch.bfloat16", False)]
+    assert rec["shared"] <= SM90_SHARED_BYTES
 
 
 def test_own_forward_prologue_has_no_integer_division(compiled):
