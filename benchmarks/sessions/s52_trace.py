@@ -98,8 +98,8 @@ def summarize(t: torch.Tensor, pattern: str) -> None:
     trips = (tiles - 1).clamp(min=1)
     steady = ((t[:, 13] - t[:, 4]) / trips)[tiles >= 2].tolist()
     if steady:
-        print(f"  steady trip (full loop / (tiles - 1)) median {statistics.median(steady):.0f} "
-              "cycles")
+        print("  steady trip (full loop / (tiles - 1)) median "
+              f"{statistics.median(steady):.0f} cycles")
     ns = ((t[:, 9] - t[:, 8]) / (t[:, 7] - t[:, 0]).clamp(min=1)).tolist()
     print(f"  ns a cycle (global timer over clock) median {statistics.median(ns):.3f}")
     # Residency from the global timer: the programs' summed time over (SMs x span).

@@ -11,15 +11,16 @@ GPU test had that layout. Are other flag combinations broken the same way?
 
 What. ``triton.compile`` (target sm_90) of ``attention_forward_kernel`` (key padding,
 dropout, partial blocks, split rows, run walks, in-kernel TMA descriptors, and table
-indices in registers (0 or 16) where rows are not runs: 96 variants), ``attention_dq_kernel``
-(padding, dropout, partial blocks, split rows, run walks: 32) and ``attention_dkdv_kernel``
-(padding, dropout, partial blocks, column schedule with its splits, column runs: 32), at
-BLOCK_M = BLOCK_N = BLOCK_D = 64, bf16. Prints each failure and a count.
+indices in registers (0 or 16) where rows are not runs: 96 variants),
+``attention_dq_kernel`` (padding, dropout, partial blocks, split rows, run walks: 32)
+and ``attention_dkdv_kernel`` (padding, dropout, partial blocks, column schedule with
+its splits, column runs: 32), at BLOCK_M = BLOCK_N = BLOCK_D = 64, bf16. Prints each
+failure and a count.
 
 Result (commit e6a0d52, the fix in place): all 160 compiled, with Triton 3.9 (612 s on
 two cores) and with Triton 3.6 (434 s). With the fix reverted, 16 of the 32 dK/dV
-variants fail (Triton 3.9); ``tests/test_hopper_compile.py::test_triton_dkdv_compiles_for_sm90``
-keeps one of them.
+variants fail (Triton 3.9);
+``tests/test_hopper_compile.py::test_triton_dkdv_compiles_for_sm90`` keeps one of them.
 """
 import itertools
 import time
@@ -48,13 +49,15 @@ def compile_one(kernel, consts):
     sig.update({n: "constexpr" for n in consts})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return triton.compile(ASTSource(kernel, sig, consts), target=GPUTarget("cuda", 90, 128),
+        return triton.compile(ASTSource(kernel, sig, consts),
+                              target=GPUTarget("cuda", 90, 128),
                               options=dict(num_warps=4, num_stages=2))
 
 
 def variants():
     """(name, kernel, constexprs) of every flag combination the docstring lists."""
-    base = dict(LAYOUT_BLOCK=128, BLOCK_M=64, BLOCK_N=64, BLOCK_D=64, PRECISION="tf32", EVEN_D=True)
+    base = dict(LAYOUT_BLOCK=128, BLOCK_M=64, BLOCK_N=64, BLOCK_D=64, PRECISION="tf32",
+                EVEN_D=True)
     flags = itertools.product([False, True], repeat=5)
     for pad, drop, part, splits, runs in flags:
         yield "dq", backward.attention_dq_kernel, dict(
@@ -81,7 +84,8 @@ def main() -> None:
             compile_one(kernel, consts)
         except Exception as error:  # a compile error of any kind is the finding
             failed += 1
-            flags = {k: v for k, v in consts.items() if isinstance(v, bool) or k == "INDEX_REGS"}
+            flags = {k: v for k, v in consts.items()
+                     if isinstance(v, bool) or k == "INDEX_REGS"}
             print("FAIL", name, flags, type(error).__name__,
                   str(error).splitlines()[-1][:200], flush=True)
     print(f"{done} variants, {failed} failed to compile, {time.time() - start:.0f} s",

@@ -491,21 +491,22 @@ if AVAILABLE:
             num_warps: gl.constexpr):
         """Program (schedule entry, query tile) x (batch, head repeat), as the Triton
         forward's, on a (programs, ``REP`` head repeats, batch) grid (:func:`_own_item`);
-        ``GROUP`` query heads share a key head (H // H_KV). q/k/v/o_desc: descriptors over the (B*H*N, D) and (B*H_KV*Nk, D) rows of
-        contiguous q, k, v, o; O (B, H, N, D), contiguous; LSE (B, H, N) float32 base 2.
-        Query rows past N and key rows past Nk are read (from the next head, or zeros past
-        the end) but never stored, and never counted: the ragged last key block is always
-        a partial one, masked to ``< Nk``. With ``HAS_PADDING``, ``KPM`` (B, Nk) int8 (1 =
-        padding key) and ``KV_LIMITS`` (``Layout.padding_limits``) with their batch
-        strides: the walk stops after the sequence's last real key, and the tiles that
-        reach its first padding key mask their padding keys. With ``FILL`` the grid is
-        1-D and fills its last wave (:data:`FILL_LAST_WAVE`): the groups from
-        ``FILL_FROM`` on run each of their ``PROGRAMS_PER_GROUP`` programs as ``CHUNKS``
-        chunks after every whole program, each chunk's result going to the workspace
-        (:func:`fill_slot`); without, those three are never read. ``ANTICAUSAL``: the
-        layout may have anti-causal partial blocks (False leaves their mask's branch out,
-        which made ptxas spill at D=64). ``P_F32`` (:func:`carries_p_f32`): the full tiles'
-        loop carries P in float32, cast at the top of a trip (``_step``).
+        ``GROUP`` query heads share a key head (H // H_KV). q/k/v/o_desc: descriptors over
+        the (B*H*N, D) and (B*H_KV*Nk, D) rows of contiguous q, k, v, o; O (B, H, N, D),
+        contiguous; LSE (B, H, N) float32 base 2. Query rows past N and key rows past Nk are
+        read (from the next head, or zeros past the end) but never stored, and never
+        counted: the ragged last key block is always a partial one, masked to ``< Nk``. With
+        ``HAS_PADDING``, ``KPM`` (B, Nk) int8 (1 = padding key) and ``KV_LIMITS``
+        (``Layout.padding_limits``) with their batch strides: the walk stops after the
+        sequence's last real key, and the tiles that reach its first padding key mask their
+        padding keys. With ``FILL`` the grid is 1-D and fills its last wave
+        (:data:`FILL_LAST_WAVE`): the groups from ``FILL_FROM`` on run each of their
+        ``PROGRAMS_PER_GROUP`` programs as ``CHUNKS`` chunks after every whole program, each
+        chunk's result going to the workspace (:func:`fill_slot`); without, those three are
+        never read. ``ANTICAUSAL``: the layout may have anti-causal partial blocks (False
+        leaves their mask's branch out, which made ptxas spill at D=64). ``P_F32``
+        (:func:`carries_p_f32`): the full tiles' loop carries P in float32, cast at the top
+        of a trip (``_step``).
 
         The loop runs tile j's ``P V`` before tile j+1's scores (the first tile's scores
         peeled off ahead of it), each MMA waited at once; the buffers of tile j are
