@@ -140,31 +140,48 @@ def _compile_dkdv(d, has_partial, dtype=torch.bfloat16):
                               target=GPUTarget("cuda", 90, 128), options=options)
 
 
-def _compile_triton_dkdv(scheduled):
-    """triton.compile for sm_90 of the Triton dK/dV kernel (``backward``), which
-    ``launch.backward`` runs where the fused backward does not: on the column schedule
-    (``scheduled``, with split columns' workspace), or unscheduled, for a per-head layout
-    with grouped key heads. The interpreter runs only the branches a call takes; a
-    compiler compiles every one (the unscheduled path named a variable only the
-    scheduled one defines, and failed on a GPU: NOTES v53)."""
+#: The Triton attention kernels' pointer arguments by name, typed as the launchers pass
+#: them for a bf16 call with key padding and dropout; every other argument not a
+#: constexpr is a 32-bit integer or (``_TRITON_FLOATS``) a float.
+_TRITON_POINTERS = {
+    **{name: "*bf16" for name in ("Q", "K", "V", "O", "DO", "DQ", "DK", "DV")},
+    **{name: "*fp32" for name in ("LSE", "DELTA", "WS_O", "WS_LSE", "WS_DQ", "WS_DK",
+                                  "WS_DV")},
+    **{name: "*i32" for name in ("FULL_OFF", "FULL_IDX", "PART_OFF", "PART_IDX", "PART_CODE",
+                                 "SCHED", "KV_LIMITS")},
+    "KPM": "*i8", "SEED": "*i64"}
+_TRITON_FLOATS = ("qk_scale", "sm_scale", "dropout_p")
+
+
+def _compile_triton(kernel, consts: dict, num_warps: int = 4, num_stages: int = 3):
+    """triton.compile for sm_90 of one of the Triton attention kernels (``forward``,
+    ``backward``) with the constexprs ``consts`` (``_TRITON_POINTERS`` types its
+    pointers). The interpreter runs only the branches a call takes; a compiler compiles
+    every one. ``benchmarks/sessions/s52_triton_compile_sweep.py`` runs it over every
+    flag combination."""
     from triton.compiler import ASTSource
-    from sparseflash.kernels import backward
-    kernel = backward.attention_dkdv_kernel
-    consts = dict(LAYOUT_BLOCK=128, BLOCK_M=64, BLOCK_N=64, BLOCK_D=64, HAS_PADDING=False,
-                  HAS_DROPOUT=False, SCHEDULED=scheduled, PRECISION="tf32", EVEN_D=True,
-                  COLUMN_RUNS=False, HAS_PARTIAL=True, HAS_SPLITS=scheduled)
     sig = {name: "i32" for name in kernel.arg_names}
-    sig.update({name: "*bf16" for name in ("Q", "K", "V", "DO", "DK", "DV")})
-    sig.update({name: "*fp32" for name in ("LSE", "DELTA", "WS_DK", "WS_DV")})
-    sig.update({name: "*i32" for name in ("FULL_OFF", "FULL_IDX", "PART_OFF", "PART_IDX",
-                                          "PART_CODE", "SCHED", "KPM", "KV_LIMITS",
-                                          "SEED")})
-    sig.update(qk_scale="fp32", sm_scale="fp32", dropout_p="fp32")
+    sig.update({name: t for name, t in _TRITON_POINTERS.items() if name in sig})
+    sig.update({name: "fp32" for name in _TRITON_FLOATS if name in sig})
     sig.update({name: "constexpr" for name in consts})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return triton.compile(ASTSource(kernel, sig, consts),
-                              target=GPUTarget("cuda", 90, 128), options=dict(num_warps=4))
+                              target=GPUTarget("cuda", 90, 128),
+                              options=dict(num_warps=num_warps, num_stages=num_stages))
+
+
+def _compile_triton_dkdv(scheduled):
+    """:func:`_compile_triton` of the Triton dK/dV kernel (``backward``), which
+    ``launch.backward`` runs where the fused backward does not: on the column schedule
+    (``scheduled``, with split columns' workspace), or unscheduled, for a per-head layout
+    with grouped key heads (whose path named a variable only the scheduled one defines,
+    and failed on a GPU: NOTES v53)."""
+    from sparseflash.kernels import backward
+    return _compile_triton(backward.attention_dkdv_kernel, dict(
+        LAYOUT_BLOCK=128, BLOCK_M=64, BLOCK_N=64, BLOCK_D=64, HAS_PADDING=False,
+        HAS_DROPOUT=False, SCHEDULED=scheduled, PRECISION="tf32", EVEN_D=True,
+        COLUMN_RUNS=False, HAS_PARTIAL=True, HAS_SPLITS=scheduled))
 
 
 def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padded=False,

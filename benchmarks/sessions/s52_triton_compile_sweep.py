@@ -23,35 +23,14 @@ variants fail (Triton 3.9);
 ``tests/test_hopper_compile.py::test_triton_dkdv_compiles_for_sm90`` keeps one of them.
 """
 import itertools
+import os
+import sys
 import time
-import warnings
 
-import triton
-from triton.compiler import ASTSource
-from triton.backends.compiler import GPUTarget
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tests"))
+from test_hopper_compile import _compile_triton  # noqa: E402
 
-from sparseflash.kernels import backward, forward
-
-PTR = {"Q": "*bf16", "K": "*bf16", "V": "*bf16", "O": "*bf16", "DO": "*bf16", "DQ": "*bf16",
-       "DK": "*bf16", "DV": "*bf16", "LSE": "*fp32", "DELTA": "*fp32", "WS_O": "*fp32",
-       "WS_LSE": "*fp32", "WS_DQ": "*fp32", "WS_DK": "*fp32", "WS_DV": "*fp32",
-       "FULL_OFF": "*i32", "FULL_IDX": "*i32", "PART_OFF": "*i32", "PART_IDX": "*i32",
-       "PART_CODE": "*i32", "SCHED": "*i32", "KPM": "*i8", "KV_LIMITS": "*i32", "SEED": "*i64"}
-FLOATS = ("qk_scale", "sm_scale", "dropout_p")
-
-
-def compile_one(kernel, consts):
-    """``triton.compile`` of ``kernel`` for sm_90 with these constexprs: pointers typed as
-    the launchers pass them, every other argument a 32-bit integer or a float."""
-    sig = {n: "i32" for n in kernel.arg_names}
-    sig.update({n: t for n, t in PTR.items() if n in sig})
-    sig.update({n: "fp32" for n in FLOATS if n in sig})
-    sig.update({n: "constexpr" for n in consts})
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return triton.compile(ASTSource(kernel, sig, consts),
-                              target=GPUTarget("cuda", 90, 128),
-                              options=dict(num_warps=4, num_stages=2))
+from sparseflash.kernels import backward, forward  # noqa: E402
 
 
 def variants():
@@ -81,7 +60,7 @@ def main() -> None:
     for name, kernel, consts in variants():
         done += 1
         try:
-            compile_one(kernel, consts)
+            _compile_triton(kernel, consts, num_stages=2)
         except Exception as error:  # a compile error of any kind is the finding
             failed += 1
             flags = {k: v for k, v in consts.items()
