@@ -852,7 +852,7 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
         grid = (schedule.filled_programs(groups, per_group, fill),)
         ws_slots = programs * chunks
     else:  # (programs, head repeat, batch): a group's batch and repeat without a division
-        grid = (per_group, rep, groups // rep)
+        grid = (per_group, rep, B)
     launch = _KERNEL.bind(
         grid, (q.dtype,),
         (*o.stride()[:3], H, H_kv, N, Nk, num_q_blocks, layout_heads, ws_slots, stride_kpm_b,
