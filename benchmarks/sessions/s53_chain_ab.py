@@ -1,0 +1,66 @@
+"""Session 53: ``hopper_chain``'s persistent D=64 forward (each program's next row loaded
+under the end of its current one) against ``hopper``'s own kernel, and this tree's own
+kernel (its row walk now ``hopper._row_scores``, shared with the chained one) against the
+tree before.
+
+    PYTHONPATH=. python benchmarks/sessions/s53_chain_ab.py OLD_TREE [--rounds 2]
+
+Variants, in one process: ``old`` (the tree before, its own kernel), ``own`` (this tree,
+``SPARSEFLASH_CHAIN=0``), ``ring`` and ``pointer`` (``SPARSEFLASH_CHAIN=1``, the O store
+through the last tile's V buffer by TMA, or by the threads' pointer stores).
+
+Why. The clock trace of NOTES v53: a 3-tile ``local(1)`` program spends ~4,600 of its
+~16,000 cycles from its start to its first scores (prologue ~1,000 after v53's change,
+then the copies' latency) and ~2,500 after its last ``P V``; the SM's other program hides
+part of that. A persistent program issues its next row's Q and first two K/V tiles as
+soon as its last scores are done, so they land under the last ``P V``, the
+normalisation and the store.
+
+Prediction: ``local(1)`` 5-12% faster, ``local(3)``, ``butterfly`` and ``chunk(8)``
+2-6%; dense and ``causal`` (forced; the default takes the chained kernel only for rows
+of at most 8 tiles) within 2% either way, the static dealing costing ``causal``'s
+unequal rows; ``ring`` a little faster than ``pointer``; ``own`` even with ``old``.
+Outputs: the chained variants the same as ``own`` up to the order of nothing (each row's
+arithmetic is the same), so bit for bit.
+
+Result: (filled in from the call's log.)
+"""
+
+import os
+
+from benchmarks.sessions import ab
+from sparseflash.kernels import hopper_chain
+
+
+def chained(o_in_ring):
+    """A variant's setup: the chained forward on, its O store by TMA through the ring or
+    by pointers."""
+    def setup():
+        os.environ["SPARSEFLASH_CHAIN"] = "1"
+        hopper_chain.O_IN_RING = o_in_ring
+    return setup
+
+
+def own():
+    os.environ["SPARSEFLASH_CHAIN"] = "0"
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("old_tree")
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    launch = ab.kernels_of(None)
+    variants = {"old": (ab.kernels_of(args.old_tree, "old"), own), "own": (launch, own),
+                "ring": (launch, chained(True)), "pointer": (launch, chained(False))}
+    long_cases = [(64, p, 0.0) for p in ("local(1)", "local(3)", "butterfly", "chunk(8)",
+                                         "local(1) | global(1) | random(2)", "dense",
+                                         "causal")]
+    shapes = {(1, 16, 16384): long_cases,
+              (4, 16, 4096): [(64, "local(1)", 0.0), (64, "butterfly", 0.0),
+                              (64, "dense", 0.0)]}
+    for (B, H, N), cases in shapes.items():
+        print(f"B={B} H={H} N={N}", flush=True)
+        ab.forward_ab(variants, cases, rounds=args.rounds, B=B, H=H, N=N)
