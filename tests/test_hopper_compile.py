@@ -76,7 +76,7 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False, fill=
                   P_F32=hopper.carries_p_f32(has_partial, padded, anticausal),
                   num_warps=hopper.NUM_WARPS)
     if chain:
-        consts.update(O_IN_RING=chain == "ring")
+        consts.update(O_IN_RING=chain == "ring", PV_FIRST=hopper_chain.PV_FIRST)
     else:
         consts.update(TMA_STORE=hopper.TMA_STORE, FILL=fill)
     if broadcast:

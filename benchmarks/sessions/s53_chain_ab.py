@@ -32,12 +32,13 @@ from benchmarks.sessions import ab
 from sparseflash.kernels import hopper_chain
 
 
-def chained(o_in_ring):
+def chained(o_in_ring, pv_first=False):
     """A variant's setup: the chained forward on, its O store by TMA through the ring or
-    by pointers."""
+    by pointers, its last ``P V`` before the following item's start or after it."""
     def setup():
         os.environ["SPARSEFLASH_CHAIN"] = "1"
         hopper_chain.O_IN_RING = o_in_ring
+        hopper_chain.PV_FIRST = pv_first
     return setup
 
 
@@ -49,18 +50,28 @@ if __name__ == "__main__":
     import argparse
 
     parser = argparse.ArgumentParser()
-    parser.add_argument("old_tree")
+    parser.add_argument("old_tree", nargs="?")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--pv-first", action="store_true",
+                        help="call 2: own, ring, ring with PV_FIRST (no old tree, no pointer)")
     args = parser.parse_args()
     launch = ab.kernels_of(None)
-    variants = {"old": (ab.kernels_of(args.old_tree, "old"), own), "own": (launch, own),
-                "ring": (launch, chained(True)), "pointer": (launch, chained(False))}
-    long_cases = [(64, p, 0.0) for p in ("local(1)", "local(3)", "butterfly", "chunk(8)",
-                                         "local(1) | global(1) | random(2)", "dense",
-                                         "causal")]
-    shapes = {(1, 16, 16384): long_cases,
-              (4, 16, 4096): [(64, "local(1)", 0.0), (64, "butterfly", 0.0),
-                              (64, "dense", 0.0)]}
+    if args.pv_first:
+        variants = {"own": (launch, own), "ring": (launch, chained(True)),
+                    "ring-pv-first": (launch, chained(True, True))}
+        short = ("local(1)", "local(3)", "butterfly", "chunk(8)",
+                 "local(1) | global(1) | random(2)")
+        shapes = {(1, 16, 16384): [(64, p, 0.0) for p in short],
+                  (4, 16, 4096): [(64, "local(1)", 0.0), (64, "butterfly", 0.0)]}
+    else:
+        variants = {"old": (ab.kernels_of(args.old_tree, "old"), own), "own": (launch, own),
+                    "ring": (launch, chained(True)), "pointer": (launch, chained(False))}
+        long_cases = [(64, p, 0.0) for p in ("local(1)", "local(3)", "butterfly", "chunk(8)",
+                                             "local(1) | global(1) | random(2)", "dense",
+                                             "causal")]
+        shapes = {(1, 16, 16384): long_cases,
+                  (4, 16, 4096): [(64, "local(1)", 0.0), (64, "butterfly", 0.0),
+                                  (64, "dense", 0.0)]}
     for (B, H, N), cases in shapes.items():
         print(f"B={B} H={H} N={N}", flush=True)
         ab.forward_ab(variants, cases, rounds=args.rounds, B=B, H=H, N=N)

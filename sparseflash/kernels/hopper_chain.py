@@ -33,12 +33,17 @@ import torch
 from . import fastlaunch, hopper
 from .common import ENTRY_SLOT
 
+AVAILABLE = hopper.AVAILABLE
+
 #: The longest rows (in key tiles of ``hopper.BLOCK_N``, the layout's average row) that
 #: the chained kernel takes under ``SPARSEFLASH_CHAIN=auto``.
 MAX_TILES = 8
 #: Whether a row's O leaves by a TMA store through its last V buffer (else by pointer
 #: stores).
 O_IN_RING = True
+#: Whether a row's last ``P V`` is issued before the following item's start (its
+#: schedule entry's loads, two dependent rounds, and its copies) and waited after it.
+PV_FIRST = True
 #: Programs an SM (128 registers a thread and 112 KB of shared memory a program at D=64).
 PROGRAMS_PER_SM = 2
 #: At most this many programs (None: no cap). Tests set it to run many items a program.
@@ -106,12 +111,14 @@ if hopper.AVAILABLE:
             LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, ROW_RUNS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, O_IN_RING: gl.constexpr,
-            ANTICAUSAL: gl.constexpr, P_F32: gl.constexpr, num_warps: gl.constexpr):
+            ANTICAUSAL: gl.constexpr, P_F32: gl.constexpr, PV_FIRST: gl.constexpr,
+            num_warps: gl.constexpr):
         """``hopper.hopper_forward_kernel``'s ``ITEMS`` programs (``PER_GROUP`` a group of
         batch and head repeat, ``REP`` repeats), each taken in turn as a work item by one
         of this 1-D grid's persistent programs (module docstring). Arguments, layouts and
         outputs as that kernel's without its fill; ``O_IN_RING``: O leaves through the
-        last tile's V buffer by a TMA store, else by pointer stores."""
+        last tile's V buffer by a TMA store, else by pointer stores; ``PV_FIRST``: a row's
+        last ``P V`` is issued before the following item's start and waited after it."""
         dtype: gl.constexpr = q_desc.dtype
         s_layout: gl.constexpr = gl.NVMMADistributedLayout(
             version=[3, 0], warps_per_cta=[num_warps, 1], instr_shape=[16, BLOCK_N, 16])
@@ -157,6 +164,10 @@ if hopper.AVAILABLE:
                     first_padding, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, ROW_RUNS,
                     HAS_PARTIAL, HAS_PADDING, ANTICAUSAL, P_F32, O_IN_RING, s_layout,
                     o_layout, p_layout)
+                last = ring + n_tiles - 1
+                if PV_FIRST:  # the last P V runs under the following item's start
+                    mbarrier.wait(v_bar.index(last % STAGES), (last // STAGES) & 1)
+                    acc = warpgroup_mma(p, v_smem.index(last % STAGES), acc, is_async=True)
                 # Q's buffer and all K/V buffers but the last tile's are free: the
                 # following item's copies load under this one's last P V and epilogue.
                 (b, q_next, k_row0, full_start, n_full, part_start, n_next,
@@ -166,9 +177,9 @@ if hopper.AVAILABLE:
                     stride_lim_b, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, PER_GROUP, REP,
                     GROUP, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL,
                     HAS_PADDING)
-                last = ring + n_tiles - 1
-                mbarrier.wait(v_bar.index(last % STAGES), (last // STAGES) & 1)
-                acc = warpgroup_mma(p, v_smem.index(last % STAGES), acc, is_async=True)
+                if not PV_FIRST:
+                    mbarrier.wait(v_bar.index(last % STAGES), (last // STAGES) & 1)
+                    acc = warpgroup_mma(p, v_smem.index(last % STAGES), acc, is_async=True)
                 acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))[0]
             else:
                 (b, q_next, k_row0, full_start, n_full, part_start, n_next,
@@ -259,7 +270,7 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
          stride_lim_b, per_group, H // layout_heads, H // H_kv, items),
         LAYOUT_BLOCK=layout_block, BLOCK_M=hopper.BLOCK_M, BLOCK_N=hopper.BLOCK_N, D=D,
         STAGES=hopper.STAGES, ROW_RUNS=row_runs, HAS_PARTIAL=has_partial,
-        HAS_PADDING=has_padding, O_IN_RING=O_IN_RING,
+        HAS_PADDING=has_padding, O_IN_RING=O_IN_RING, PV_FIRST=PV_FIRST,
         ANTICAUSAL=bool(has_partial and anticausal), P_F32=p_f32,
         num_warps=hopper.NUM_WARPS, **hopper.compile_options(D))
     return hopper.BoundForward(launch, hopper.BLOCK_M)
