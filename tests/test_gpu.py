@@ -168,32 +168,7 @@ GLUON_CASES = CASES[:4] + [
 @pytest.mark.parametrize("case", GLUON_CASES, ids=[case_id(c) for c in GLUON_CASES])
 def test_gluon_forward_against_float64(case, dtype, monkeypatch):
     from sparseflash.kernels import hopper
-    monkeypatch.setenv("SPARSEFLASH_CHAIN", "0")  # its own kernel (chained: the next test)
     _check_gluon_kernel(hopper, "forward", "the Gluon forward", case, dtype, monkeypatch)
-
-
-# hopper_chain's persistent D=64 forward (SPARSEFLASH_CHAIN=1 forces it on every D=64
-# call): each case's items a program on the full grid, and all of them on one program or
-# three (row lengths, empty rows, partial blocks, padding and split rows in turn); its O
-# stored through the ring and by pointers.
-CHAIN_CASES = [c for c in GLUON_CASES if c[6] == 64]
-
-
-@pytest.mark.parametrize("o_in_ring", [True, False], ids=["ring", "pointer"])
-@pytest.mark.parametrize("programs", [None, 1, 3])
-@pytest.mark.parametrize("case", CHAIN_CASES, ids=[case_id(c) for c in CHAIN_CASES])
-def test_chain_forward_against_float64(case, programs, o_in_ring, monkeypatch):
-    from sparseflash.kernels import hopper_chain, launch
-    calls = _watch_gluon_kernel(hopper_chain, "bind_forward", "the chained forward",
-                                monkeypatch)
-    monkeypatch.setattr(hopper_chain, "MAX_PROGRAMS", programs)
-    monkeypatch.setattr(hopper_chain, "O_IN_RING", o_in_ring)
-    monkeypatch.setenv("SPARSEFLASH_CHAIN", "1")
-    monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
-    monkeypatch.setenv("SPARSEFLASH_PINGPONG", "0")
-    launch.clear_plans()  # bind_forward runs when a plan is made
-    _check_against_float64(case, torch.bfloat16)
-    assert calls, "the chained forward was not bound"
 
 
 def _watch_gluon_kernel(module, launcher, name, monkeypatch) -> list:
@@ -645,7 +620,6 @@ def test_gluon_forward_direct_launch(monkeypatch):
     if not hopper.AVAILABLE or torch.cuda.get_device_capability()[0] != 9:
         pytest.skip("the Gluon forward runs on sm_90 with Triton's Gluon")
     monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
-    monkeypatch.setenv("SPARSEFLASH_CHAIN", "0")  # its own kernel (short rows: chained)
     gen = torch.Generator(device="cuda").manual_seed(3)
     q, k, v = (torch.randn(1, 4, 1000, 64, device="cuda", dtype=torch.bfloat16, generator=gen)
                for _ in range(3))
@@ -918,7 +892,6 @@ def test_own_forward_filling_its_last_wave_against_float64(case, chunked_groups,
     plans = _force_fill(hopper, chunked_groups, monkeypatch)
     monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
     monkeypatch.setenv("SPARSEFLASH_PINGPONG", "0")
-    monkeypatch.setenv("SPARSEFLASH_CHAIN", "0")  # (the chained forward has no fill)
     _check_against_float64(case, dtype)
     assert calls and plans, "hopper's own forward did not run or did not plan a fill"
 

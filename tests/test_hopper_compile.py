@@ -25,8 +25,8 @@ import weakref
 import pytest
 import torch
 
-from sparseflash.kernels import (hopper, hopper_backward, hopper_chain, hopper_dropout,
-                                 hopper_fused, hopper_pingpong)
+from sparseflash.kernels import (hopper, hopper_backward, hopper_dropout, hopper_fused,
+                                 hopper_pingpong)
 
 try:
     import triton
@@ -47,17 +47,14 @@ VARIANTS = [(64, True, False), (64, True, True), (64, False, False), (128, False
 
 
 def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False, fill=False,
-             anticausal=False, broadcast=False, chain=None):
+             anticausal=False, broadcast=False):
     """triton.compile of the forward for sm_90, with the argument types and options that
     ``hopper.forward`` launches it with (``padded``: for a call with key padding;
     ``fill``: on the 1-D grid that fills its last wave; ``anticausal``: for a layout with
     anti-causal partial blocks; ``broadcast``: with ``LAYOUT_HEADS`` and ``GROUP`` 1, which
-    Triton specialises as constants, as for a broadcast layout without GQA; ``chain``:
-    ``hopper_chain``'s persistent form of it, its O stored through the ring (``"ring"``)
-    or by pointers (``"pointer"``))."""
+    Triton specialises as constants, as for a broadcast layout without GQA)."""
     desc = hopper.descriptor(torch.empty(4096, d, dtype=dtype), hopper.BLOCK_M)
-    kernel = (hopper_chain.hopper_chain_forward_kernel if chain
-              else hopper.hopper_forward_kernel)
+    kernel = hopper.hopper_forward_kernel
     sig = {name: "constexpr" for name in kernel.arg_names}
     for name in ("q_desc", "k_desc", "v_desc", "o_desc"):
         sig[name] = native_specialize_impl(BaseBackend, desc, False, True, True)[0]
@@ -65,20 +62,16 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False, fill=
                FULL_IDX="*i32", PART_IDX="*i32", PART_CODE="*i32", SCHED="*i32",
                WS_O="*fp32", WS_LSE="*fp32", KPM="*i8" if padded else "*i32",
                KV_LIMITS="*i32", qk_scale="fp32")
-    ints = ("stride_ob", "stride_oh", "stride_on", "H", "H_KV", "N", "Nk", "NUM_Q_BLOCKS",
-            "LAYOUT_HEADS", "WS_SLOTS", "stride_kpm_b", "stride_lim_b", "REP", "GROUP")
-    ints += ("PER_GROUP", "ITEMS") if chain else ("PROGRAMS_PER_GROUP", "FILL_FROM", "CHUNKS")
-    for name in ints:
+    for name in ("stride_ob", "stride_oh", "stride_on", "H", "H_KV", "N", "Nk",
+                 "NUM_Q_BLOCKS", "LAYOUT_HEADS", "WS_SLOTS", "stride_kpm_b", "stride_lim_b",
+                 "PROGRAMS_PER_GROUP", "FILL_FROM", "CHUNKS", "REP", "GROUP"):
         sig[name] = "i32"
     consts = dict(LAYOUT_BLOCK=128, BLOCK_M=hopper.BLOCK_M, BLOCK_N=hopper.BLOCK_N, D=d,
                   STAGES=hopper.STAGES, ROW_RUNS=row_runs, HAS_PARTIAL=has_partial,
-                  HAS_PADDING=padded, ANTICAUSAL=bool(has_partial and anticausal),
+                  HAS_PADDING=padded, TMA_STORE=hopper.TMA_STORE, FILL=fill,
+                  ANTICAUSAL=bool(has_partial and anticausal),
                   P_F32=hopper.carries_p_f32(has_partial, padded, anticausal),
                   num_warps=hopper.NUM_WARPS)
-    if chain:
-        consts.update(O_IN_RING=chain == "ring", PV_FIRST=hopper_chain.PV_FIRST)
-    else:
-        consts.update(TMA_STORE=hopper.TMA_STORE, FILL=fill)
     if broadcast:
         for name in ("LAYOUT_HEADS", "GROUP"):
             sig[name] = "constexpr"

@@ -402,18 +402,16 @@ if AVAILABLE:
         return x
 
     @gluon.jit
-    def _scores(q_smem, k_smem, k_bar, zero_s, j, ring, partial, n_full, part_start,
-                PART_IDX, PART_CODE, q_start, Nk, LAYOUT_BLOCK: gl.constexpr,
-                BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, STAGES: gl.constexpr,
-                MASKED: gl.constexpr, ANTICAUSAL: gl.constexpr, s_layout: gl.constexpr):
+    def _scores(q_smem, k_smem, k_bar, zero_s, j, partial, n_full, part_start, PART_IDX,
+                PART_CODE, q_start, Nk, LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr,
+                BLOCK_N: gl.constexpr, STAGES: gl.constexpr, MASKED: gl.constexpr,
+                ANTICAUSAL: gl.constexpr, s_layout: gl.constexpr):
         """Raw scores Q K_j^T (BLOCK_M, BLOCK_N) of key tile ``j``, float32, once its keys
-        have landed in buffer ``(ring + j) % STAGES`` (``ring``: the tiles the program
-        took before this row, 0 but in ``hopper_chain``'s programs). With ``MASKED`` and
-        ``partial`` (tile j is a partial block's) the scores its mask leaves out are -inf
-        (:func:`partial_select`, with ``ANTICAUSAL``)."""
+        have landed. With ``MASKED`` and ``partial`` (tile j is a partial block's) the
+        scores its mask leaves out are -inf (:func:`partial_select`, with ``ANTICAUSAL``)."""
         SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
-        slot = (ring + j) % STAGES
-        mbarrier.wait(k_bar.index(slot), ((ring + j) // STAGES) & 1)
+        slot = j % STAGES
+        mbarrier.wait(k_bar.index(slot), (j // STAGES) & 1)
         s = warpgroup_mma(q_smem, k_smem.index(slot).permute((1, 0)), zero_s, use_acc=False,
                           is_async=True)
         s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
@@ -443,7 +441,7 @@ if AVAILABLE:
         return p, m_new, l_i * alpha + gl.sum(p, 1), alpha
 
     @gluon.jit
-    def _step(acc, p, m_i, l_i, j, ring, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s, k_desc,
+    def _step(acc, p, m_i, l_i, j, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s, k_desc,
               v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles, full_start, part_start,
               run_offset, k_row0, q_start, Nk, qk_scale, kpm_row, first_padding,
               LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
@@ -456,17 +454,16 @@ if AVAILABLE:
         masked, :func:`mask_padding`); refills tile j-1's buffers with tile j-1+STAGES.
         Returns the new ``acc, p, m_i, l_i``. ``p`` comes and goes as the MMA's operand
         (``p_layout``, the inputs' dtype), or with ``P_F32`` as the softmax gives it
-        (float32, ``s_layout``), cast at the top of the trip. Tile j's buffers are
-        ``(ring + j) % STAGES`` (:func:`_scores`)."""
-        prev = (ring + j - 1) % STAGES
-        mbarrier.wait(v_bar.index(prev), ((ring + j - 1) // STAGES) & 1)
+        (float32, ``s_layout``), cast at the top of the trip."""
+        prev = (j - 1) % STAGES
+        mbarrier.wait(v_bar.index(prev), ((j - 1) // STAGES) & 1)
         if P_F32:
             p = gl.convert_layout(p.to(k_desc.dtype), p_layout)
         acc = warpgroup_mma(p, v_smem.index(prev), acc, is_async=True)
         acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))[0]
-        s = _scores(q_smem, k_smem, k_bar, zero_s, j, ring, True, n_full, part_start,
-                    PART_IDX, PART_CODE, q_start, Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES,
-                    MASKED, ANTICAUSAL, s_layout)
+        s = _scores(q_smem, k_smem, k_bar, zero_s, j, True, n_full, part_start, PART_IDX,
+                    PART_CODE, q_start, Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, MASKED,
+                    ANTICAUSAL, s_layout)
         if PADDED:
             s = mask_padding(s, j, n_full, full_start, part_start, FULL_IDX, PART_IDX,
                              run_offset, kpm_row, first_padding, Nk, LAYOUT_BLOCK, BLOCK_N,
@@ -476,31 +473,30 @@ if AVAILABLE:
         acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
         if not P_F32:
             p = gl.convert_layout(p.to(k_desc.dtype), p_layout)
+        # (Into tile j-1's buffers by their index, as computed once above: 8 fewer
+        # instructions than from tile j-1+STAGES's, NOTES v54.)
         _issue_kv_at(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
                      j - 1 + STAGES, prev, prev, n_full, n_tiles, full_start, part_start,
                      run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N, ROW_RUNS, HAS_PARTIAL)
         return acc, p, m_i, l_i
 
     @gluon.jit
-    def _row_scores(acc, m_i, l_i, ring, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s, k_desc,
+    def _row_scores(acc, m_i, l_i, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s, k_desc,
                     v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles, full_start,
                     part_start, run_offset, k_row0, q_start, Nk, qk_scale, kpm_row,
                     first_padding, LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr,
                     BLOCK_N: gl.constexpr, STAGES: gl.constexpr, ROW_RUNS: gl.constexpr,
                     HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
-                    ANTICAUSAL: gl.constexpr, P_F32: gl.constexpr, WAIT_STORE: gl.constexpr,
-                    s_layout: gl.constexpr, o_layout: gl.constexpr, p_layout: gl.constexpr):
+                    ANTICAUSAL: gl.constexpr, P_F32: gl.constexpr, s_layout: gl.constexpr,
+                    o_layout: gl.constexpr, p_layout: gl.constexpr):
         """A query tile's walk of ``n_tiles`` (> 0) key tiles up to its last tile's
         softmax: every tile's scores and every ``P V`` but the last, whose P it returns
         (``p_layout``, the inputs' dtype) with ``acc, m_i, l_i``. Its first ``STAGES - 1``
-        tiles were issued into buffers ``ring``, ``ring + 1``, ... (mod ``STAGES``); it
-        issues the rest, each into the buffers of the tile ``STAGES`` before it, once
-        that tile's ``P V`` has read them. On return every buffer but the last tile's is
-        free, and so is Q's. ``WAIT_STORE``: an O store through the buffers of the tile
-        before this walk (``hopper_chain``) may be reading them; wait for it before the
-        first refill."""
+        tiles were issued into the first buffers; it issues the rest, each into the
+        buffers of the tile ``STAGES`` before it, once that tile's ``P V`` has read
+        them."""
         dtype: gl.constexpr = k_desc.dtype
-        s = _scores(q_smem, k_smem, k_bar, zero_s, 0, ring, n_full == 0, n_full, part_start,
+        s = _scores(q_smem, k_smem, k_bar, zero_s, 0, n_full == 0, n_full, part_start,
                     PART_IDX, PART_CODE, q_start, Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES,
                     HAS_PARTIAL, ANTICAUSAL, s_layout)
         if HAS_PADDING:
@@ -510,19 +506,16 @@ if AVAILABLE:
         p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, HAS_PARTIAL or HAS_PADDING)
         if not P_F32:
             p = gl.convert_layout(p.to(dtype), p_layout)
-        if WAIT_STORE:
-            tma.store_wait(0)
-        refill = (ring + STAGES - 1) % STAGES
-        _issue_kv_at(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
-                     STAGES - 1, refill, refill, n_full, n_tiles, full_start, part_start,
-                     run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N, ROW_RUNS, HAS_PARTIAL)
+        _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
+                  STAGES - 1, n_full, n_tiles, full_start, part_start, run_offset, k_row0,
+                  LAYOUT_BLOCK, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL)
         # Full tiles, then partial ones: two loops, so that the mask's registers and
         # instructions stay out of the full tiles' loop. After a full tile 0 no row
         # is at -inf, so the full loop needs no guard either (but for key padding,
         # whose mask can reach any tile).
         for j in range(1, n_full):
             acc, p, m_i, l_i = _step(
-                acc, p, m_i, l_i, j, ring, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s,
+                acc, p, m_i, l_i, j, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s,
                 k_desc, v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles, full_start,
                 part_start, run_offset, k_row0, q_start, Nk, qk_scale, kpm_row,
                 first_padding, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, ROW_RUNS,
@@ -533,7 +526,7 @@ if AVAILABLE:
                 p = gl.convert_layout(p.to(dtype), p_layout)
             for j in range(gl.maximum(n_full, 1), n_tiles):
                 acc, p, m_i, l_i = _step(
-                    acc, p, m_i, l_i, j, ring, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s,
+                    acc, p, m_i, l_i, j, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s,
                     k_desc, v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles,
                     full_start, part_start, run_offset, k_row0, q_start, Nk, qk_scale,
                     kpm_row, first_padding, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES,
@@ -621,11 +614,11 @@ if AVAILABLE:
         mbarrier.wait(q_bar, 0)
         if n_tiles > 0:  # a row with no key block skips to the epilogue (O = 0)
             acc, p, m_i, l_i = _row_scores(
-                acc, m_i, l_i, 0, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s, k_desc,
-                v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles, full_start,
-                part_start, run_offset, k_row0, q_start, Nk, qk_scale, kpm_row,
-                first_padding, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL,
-                HAS_PADDING, ANTICAUSAL, P_F32, False, s_layout, o_layout, p_layout)
+                acc, m_i, l_i, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s, k_desc, v_desc,
+                FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles, full_start, part_start,
+                run_offset, k_row0, q_start, Nk, qk_scale, kpm_row, first_padding,
+                LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL, HAS_PADDING,
+                ANTICAUSAL, P_F32, s_layout, o_layout, p_layout)
             last = n_tiles - 1
             mbarrier.wait(v_bar.index(last % STAGES), (last // STAGES) & 1)
             acc = warpgroup_mma(p, v_smem.index(last % STAGES), acc, is_async=True)
@@ -850,7 +843,7 @@ def carries_p_f32(has_partial: bool, has_padding: bool, anticausal: bool) -> boo
 def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
                  row_runs, has_partial, has_padding=False, stride_kpm_b=0,
                  stride_lim_b=0, has_dropout=False, row_blocks=0,
-                 uniform_blocks=0, anticausal=True, longest_blocks=None) -> BoundForward:
+                 uniform_blocks=0, anticausal=True) -> BoundForward:
     """The Gluon forward bound to these shapes, on ``programs`` schedule entries
     (``launch.forward`` checked :func:`usable` and keeps the result for calls of the same
     shapes), for key padding with the batch strides of its mask and walk limits, and for
@@ -864,11 +857,8 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
     some are split: ``Layout.uniform_blocks``), elsewhere :func:`hopper_forward_kernel`,
     which may do the same with its last groups' programs (:func:`fill_plan`), and which
     leaves the anti-causal mask out of its code where ``anticausal`` is False (no partial
-    block of the layout is anti-causal: ``LayoutMeta.has_partial`` < 2). Where
-    ``hopper_chain.chosen`` takes the call (D=64 rows of at most ``longest_blocks`` full
-    layout blocks, ``LayoutMeta.row_stretch``; None: unknown) its persistent programs
-    run it instead, without the fill."""
-    from . import hopper_chain, hopper_pingpong  # (they import this module)
+    block of the layout is anti-causal: ``LayoutMeta.has_partial`` < 2)."""
+    from . import hopper_pingpong  # (it imports this module)
 
     B, H, N, D = q.shape
     args = (q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
@@ -881,8 +871,6 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
                                                          fill=fill),
                             hopper_pingpong.BLOCK_M, True, fill)
     H_kv, Nk = k.shape[1], k.shape[2]
-    if hopper_chain.chosen(D, longest_blocks, layout_block):
-        return hopper_chain.bind_forward(*args, anticausal, own_p_f32)
     per_group = programs * (layout_block // BLOCK_M)
     fill_from, chunks = fill = fill_plan(q, programs, groups, layout_block, uniform_blocks)
     rep = H // layout_heads  # query heads a layout head serves, in each sequence

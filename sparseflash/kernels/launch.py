@@ -291,13 +291,12 @@ def _on_tensors_device(launcher):
 
 def _settings() -> tuple:
     """The settings the launchers' choices read (``hopper.gluon_choice``,
-    ``hopper_pingpong.choice``, ``hopper_chain.choice``, ``hopper_fused.choice``, :func:`_use_tma`,
+    ``hopper_pingpong.choice``, ``hopper_fused.choice``, :func:`_use_tma`,
     :func:`index_regs`, and whether PyTorch asks for deterministic algorithms): part of
     every plan's key, so that a changed setting takes effect on the next call."""
     get = os.environ.get
     return (get("SPARSEFLASH_GLUON"), get("SPARSEFLASH_TMA"), get("SPARSEFLASH_INDEX_REGS"),
             get("SPARSEFLASH_FUSED_BACKWARD"), get("SPARSEFLASH_PINGPONG"),
-            get("SPARSEFLASH_CHAIN"),
             torch.are_deterministic_algorithms_enabled())
 
 
@@ -389,8 +388,7 @@ def _forward_plan(q, k, v, o, meta: LayoutMeta, has_padding: bool, s_kpm: int, s
                                    bool(meta.has_partial), has_padding, s_kpm, s_lim,
                                    dropout_p > 0, meta.row_blocks,
                                    meta.row_uniform if meta.heads == 1 else 0,
-                                   anticausal=meta.anticausal,
-                                   longest_blocks=meta.row_stretch)
+                                   anticausal=meta.anticausal)
         fill_from, chunks = main.fill
         if chunks > 1:  # a slot a chunk of every row of the groups from fill_from on
             workspace = (groups - fill_from, meta.kv_programs * chunks, meta.block, D)
