@@ -754,7 +754,7 @@ FUSED_BWD_CASES = [c for c in GLUON_BWD_CASES if c[7] % 128 == 0] + [
     ("~causal", 1, 4, 4, 1024, 1024, 128, 128, False),
     ("local(1) & ~causal", 2, 4, 4, 1024, 1024, 64, 128, "holes"),
     # A layout of its own for each head, two sequences: the columns' coordinates off the
-    # broadcast path (hopper._own_coords with a schedule head for each kv head).
+    # broadcast path (hopper._coords_at with a schedule head for each kv head).
     ("per_head(local(1), butterfly)", 2, 2, 2, 1024, 1024, 64, 128, False),
 ]
 

@@ -215,7 +215,7 @@ def _compile_fused(d, has_partial, dtype=torch.bfloat16, layout_block=128, padde
                SEED="*i64" if dropout else "*i32", qk_scale="fp32", sm_scale="fp32",
                drop_scale="fp32")
     for name in ("H", "H_KV", "N", "Nk", "NUM_KV_BLOCKS", "SCHED_HEADS", "GROUP", "X",
-                 "FILL_FROM", "CHUNKS", "REP", "WS_SLOTS", "stride_kpm_b", "stride_lim_b",
+                 "FILL_FROM", "CHUNKS", "WS_SLOTS", "stride_kpm_b", "stride_lim_b",
                  "keep_threshold"):
         sig[name] = "i32"
     consts = dict(LAYOUT_BLOCK=layout_block, BLOCK_M=block_m, BLOCK_N=block_n, D=d,

@@ -144,17 +144,6 @@ if AVAILABLE:
         entry, b, kv_h, kb, start_n = hopper._coords_at(pid, pid_g, SCHED, H_KV,
                                                         NUM_KV_BLOCKS, SCHED_HEADS,
                                                         LAYOUT_BLOCK, BLOCK_N)
-        return column_walk(entry, b, kv_h, kb, start_n, chunk, chunks, H, N, GROUP,
-                           LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, CHUNKED)
-
-    @gluon.jit
-    def column_walk(entry, b, kv_h, kb, start_n, chunk, chunks, H, N, GROUP,
-                    LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr,
-                    HAS_PARTIAL: gl.constexpr, CHUNKED: gl.constexpr = False):
-        """:func:`_column_at` of the column whose coordinates are given (``entry`` its
-        schedule entry, batch ``b``, kv head ``kv_h``, key block ``kb``, first key row
-        ``start_n``): the fused backward takes those without integer divisions
-        (``hopper_fused._column``)."""
         full_start, n_full, part_start, n_col = hopper._walk(entry, LAYOUT_BLOCK, BLOCK_M,
                                                              HAS_PARTIAL)
         if CHUNKED:

@@ -318,32 +318,27 @@ if AVAILABLE:
 
     @gluon.jit
     def _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, X, FILL_FROM, CHUNKS,
-                REP, LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr,
-                BLOCK_N: gl.constexpr, HAS_PARTIAL: gl.constexpr, FILL: gl.constexpr):
-        """``hopper_backward._column`` of this program of the (column programs, ``REP`` kv
-        head repeats, batch) grid, or with ``FILL`` of the 1-D grid (column program, kv
-        group, chunk, chunks): a chunk takes its stretch of the column
-        (``hopper_backward._column_at``). Its coordinates come without integer divisions
-        but the fill's one by ``REP`` (``hopper._own_item``, ``hopper._own_coords``: each
-        partition derives them, and a program an SM leaves nothing to hide them under)."""
-        p, g, b, r, chunk, chunks = hopper._own_item(X, FILL_FROM, CHUNKS, REP, FILL)
-        entry, kv_h, kb, start_n = hopper._own_coords(p, r, SCHED, NUM_KV_BLOCKS, SCHED_HEADS,
-                                                      REP, LAYOUT_BLOCK, BLOCK_N)
-        return hopper_backward.column_walk(entry, b, kv_h, kb, start_n, chunk, chunks, H, N,
-                                           GROUP, LAYOUT_BLOCK, BLOCK_M, HAS_PARTIAL, FILL)
+                LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+                HAS_PARTIAL: gl.constexpr, FILL: gl.constexpr):
+        """``hopper_backward._column``, and with ``FILL`` that of this program of the 1-D
+        grid (``hopper.program_item``: column program, kv group, chunk, chunks): a chunk
+        takes its stretch of the column (``hopper_backward._column_at``)."""
+        p, g, chunk, chunks = hopper.program_item(X, FILL_FROM, CHUNKS, FILL)
+        return hopper_backward._column_at(p, g, chunk, chunks, SCHED, H, H_KV, N,
+                                          NUM_KV_BLOCKS, SCHED_HEADS, GROUP, LAYOUT_BLOCK,
+                                          BLOCK_M, BLOCK_N, HAS_PARTIAL, FILL)
 
     @gluon.jit
-    def _store_coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS, X, FILL_FROM, CHUNKS, REP,
+    def _store_coords(SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS, X, FILL_FROM, CHUNKS,
                       LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr, FILL: gl.constexpr):
         """-> (entry, batch, kv head, key block, first key row, workspace slot, workspace
         group) of this program, for its dK and dV: the slot is the schedule entry's (-1
         for a column one program takes whole) in the group of the grid's second axis, but
         for a chunk (``FILL``, ``hopper.program_item``), whose partial sums go to slot
-        ``entry * CHUNKS + chunk`` of the workspace's group ``group - FILL_FROM``
-        (coordinates as :func:`_column` takes them)."""
-        p, g, b, r, chunk, chunks = hopper._own_item(X, FILL_FROM, CHUNKS, REP, FILL, FILL)
-        entry, kv_h, kb, start_n = hopper._own_coords(p, r, SCHED, NUM_KV_BLOCKS, SCHED_HEADS,
-                                                      REP, LAYOUT_BLOCK, BLOCK_N)
+        ``entry * CHUNKS + chunk`` of the workspace's group ``group - FILL_FROM``."""
+        p, g, chunk, chunks = hopper.program_item(X, FILL_FROM, CHUNKS, FILL, FILL)
+        entry, b, kv_h, kb, start_n = hopper._coords_at(p, g, SCHED, H_KV, NUM_KV_BLOCKS,
+                                                        SCHED_HEADS, LAYOUT_BLOCK, BLOCK_N)
         slot, ws_group = hopper.fill_slot(entry, p, g, chunk, chunks, FILL_FROM,
                                           LAYOUT_BLOCK // BLOCK_N, FILL)
         return entry, b, kv_h, kb, start_n, slot, ws_group
@@ -545,7 +540,7 @@ if AVAILABLE:
                  dq_empty, DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED,
                  WS_DK, WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                  drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, X,
-                 FILL_FROM, CHUNKS, REP, WS_SLOTS, stride_kpm_b, stride_lim_b,
+                 FILL_FROM, CHUNKS, WS_SLOTS, stride_kpm_b, stride_lim_b,
                  LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, STAGES: gl.constexpr,
                  HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
                  HAS_DROPOUT: gl.constexpr, TMA_STORE: gl.constexpr,
@@ -593,7 +588,7 @@ if AVAILABLE:
 
         (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col, n_walk,
          q_row0) = _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, X, FILL_FROM,
-                           CHUNKS, REP, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, HAS_PARTIAL, FILL)
+                           CHUNKS, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, HAS_PARTIAL, FILL)
         key_start = start_n + WG * KEYS
         n_walk = _padded_walk(n_walk, kb, b, KV_LIMITS, stride_lim_b, HAS_PADDING)
         if HAS_PADDING:
@@ -766,7 +761,7 @@ if AVAILABLE:
 
         # The coordinates again rather than held across the loop (registers; NOTES v18).
         entry, b, kv_h, kb, start_n, slot, ws_group = _store_coords(
-            SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS, X, FILL_FROM, CHUNKS, REP, LAYOUT_BLOCK,
+            SCHED, H_KV, NUM_KV_BLOCKS, SCHED_HEADS, X, FILL_FROM, CHUNKS, LAYOUT_BLOCK,
             BLOCK_N, FILL)
         key_start = start_n + WG * KEYS
         if TMA_STORE and (slot < 0) & (key_start + KEYS <= Nk):
@@ -801,7 +796,7 @@ if AVAILABLE:
             DK, DV, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK, WS_DV, KPM, KV_LIMITS, SEED,
             q_desc, k_desc, v_desc, do_desc, dq_desc, lse_desc, delta_desc, dk_desc, dv_desc,
             qk_scale, sm_scale, keep_threshold, drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS,
-            SCHED_HEADS, GROUP, X, FILL_FROM, CHUNKS, REP, WS_SLOTS, stride_kpm_b,
+            SCHED_HEADS, GROUP, X, FILL_FROM, CHUNKS, WS_SLOTS, stride_kpm_b,
             stride_lim_b,
             LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, DQ_BUFS: gl.constexpr,
@@ -830,7 +825,7 @@ if AVAILABLE:
         _let_next_grid_launch(PDL)
         (entry, b, kv_h, kb, start_n, full_start, part_start, n_full, n_col, n_walk,
          q_row0) = _column(SCHED, H, H_KV, N, NUM_KV_BLOCKS, SCHED_HEADS, GROUP, X, FILL_FROM,
-                           CHUNKS, REP, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, HAS_PARTIAL, FILL)
+                           CHUNKS, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, HAS_PARTIAL, FILL)
         n_walk = _padded_walk(n_walk, kb, b, KV_LIMITS, stride_lim_b, HAS_PADDING)
         k_row = (b * H_KV + kv_h) * Nk + start_n
         # Consumer warp groups (a partition of its own per 64 key rows) with a dQ buffer
@@ -895,8 +890,7 @@ if AVAILABLE:
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
-                            X, FILL_FROM, CHUNKS, REP, WS_SLOTS, stride_kpm_b,
-                            stride_lim_b,
+                            X, FILL_FROM, CHUNKS, WS_SLOTS, stride_kpm_b, stride_lim_b,
                             LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, HAS_PADDING,
                             HAS_DROPOUT, TMA_STORE, DRAW_ORDER, DK_EARLY, DELTA_SCALED,
                             DROP_SCALE_LATE, NAMED_EXCHANGE, NAMED_DQ, FILL, ANTICAUSAL)),
@@ -916,8 +910,7 @@ if AVAILABLE:
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
-                            X, FILL_FROM, CHUNKS, REP, WS_SLOTS, stride_kpm_b,
-                            stride_lim_b,
+                            X, FILL_FROM, CHUNKS, WS_SLOTS, stride_kpm_b, stride_lim_b,
                             LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, HAS_PADDING,
                             HAS_DROPOUT, TMA_STORE, DRAW_ORDER, DK_EARLY, DELTA_SCALED,
                             DROP_SCALE_LATE, NAMED_EXCHANGE, NAMED_DQ, FILL, ANTICAUSAL)),
@@ -926,8 +919,7 @@ if AVAILABLE:
                             DK, DV, dk_desc, dv_desc, FULL_IDX, PART_IDX, PART_CODE, SCHED, WS_DK,
                             WS_DV, KPM, KV_LIMITS, SEED, qk_scale, sm_scale, keep_threshold,
                             drop_scale, H, H_KV, N, Nk, NUM_KV_BLOCKS, SCHED_HEADS, GROUP,
-                            X, FILL_FROM, CHUNKS, REP, WS_SLOTS, stride_kpm_b,
-                            stride_lim_b,
+                            X, FILL_FROM, CHUNKS, WS_SLOTS, stride_kpm_b, stride_lim_b,
                             LAYOUT_BLOCK, BLOCK_M, STAGES, HAS_PARTIAL, HAS_PADDING,
                             HAS_DROPOUT, TMA_STORE, DRAW_ORDER, DK_EARLY, DELTA_SCALED,
                             DROP_SCALE_LATE, NAMED_EXCHANGE, NAMED_DQ, FILL, ANTICAUSAL)),
@@ -1039,15 +1031,14 @@ def bind(q, k, o, do, programs, kv_groups, num_kv_blocks, sched_heads, q_slots, 
                       D=D, BLOCK_M=CAST_ROWS, REVERSED=PASSES_LAST_HEAD_FIRST, **pdl)
     fill_from, chunks = fill if fill is not None else (kv_groups, 1)
     x = programs * (layout_block // block_n)  # column programs of a group
-    rep = H_kv // sched_heads  # kv heads a schedule head serves, in each sequence
     if chunks > 1:  # a 1-D grid: the whole columns, then the chunks
         q_slots = programs * chunks
         grid = (schedule.filled_programs(kv_groups, x, (fill_from, chunks)),)
-    else:  # (column programs, kv head repeat, batch): a group's parts without a division
-        grid = (x, rep, B)
+    else:
+        grid = (x, kv_groups)
     fused = _KERNEL.bind(
         grid, (q.dtype,),
-        (H, H_kv, N, Nk, num_kv_blocks, sched_heads, H // H_kv, x, fill_from, chunks, rep,
+        (H, H_kv, N, Nk, num_kv_blocks, sched_heads, H // H_kv, x, fill_from, chunks,
          q_slots, stride_kpm_b, stride_lim_b),
         LAYOUT_BLOCK=layout_block, BLOCK_M=block_m, BLOCK_N=block_n, D=D, STAGES=STAGES,
         DQ_BUFS=DQ_BUFS, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
