@@ -16,7 +16,12 @@ Prediction: D=64 and D=128 short columns (``local(1)``, ``local(3)``, ``butterfl
 random+global) 0.5-2% faster backwards, dense even; dK and dV bit for bit the same, dQ
 within summation order.
 
-Result: (filled in from the call's log.)
+Result (call 4, log ``benchmarks/results/NVIDIA-H200-fused-coords-ab-s53-call4.log``;
+best of two, backward from CUDA graphs, old -> new, ms): D=64 ``local(1)`` 0.262 -> 0.261
+(+0.3%), ``local(3)`` 0.425 -> 0.425, ``butterfly`` +0.1%, random+global +0.2%, dense 5.628
+-> 5.677 (-0.9%); D=128 ``local(1)`` -0.4%, ``local(3)`` +0.6%, ``butterfly`` -0.2%; B=4,
+N=4K +0.2%. dK and dV bit for bit the same. Refuted; not kept (NOTES v54; the change is
+``sessions/s53_fused_coords.patch``, which applies to commit 265e3f1).
 """
 
 from benchmarks.sessions import ab
