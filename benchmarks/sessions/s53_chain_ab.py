@@ -5,6 +5,9 @@ tree before.
 
     PYTHONPATH=. python benchmarks/sessions/s53_chain_ab.py OLD_TREE [--rounds 2]
 
+(``hopper_chain`` is not on main: run this on commit 1160f85 with
+``sessions/s53_chain.patch`` applied, as calls 1 and 2 ran it.)
+
 Variants, in one process: ``old`` (the tree before, its own kernel), ``own`` (this tree,
 ``SPARSEFLASH_CHAIN=0``), ``ring`` and ``pointer`` (``SPARSEFLASH_CHAIN=1``, the O store
 through the last tile's V buffer by TMA, or by the threads' pointer stores).
