@@ -12,7 +12,11 @@ invalidate theirs). Without them the D=64 variants are 8-16 instructions shorter
 Prediction: `local(1)` 0.5-1.5% faster, `local(3)` and `butterfly` 0.3-1%, dense even;
 outputs bit for bit the same.
 
-Result: (filled in from the call's log.)
+Result (call 6, log ``benchmarks/results/NVIDIA-H200-inval-ab-s53-call6.log``; best of
+two, ms, old -> new): `local(1)` 0.076 -> 0.076 (+0.2%; B=4, N=4K +0.6%), `local(3)` 0.141
+-> 0.140 (+0.4%), `butterfly` +0.5%, random+global +0.4%, dense 2.244 -> 2.251 (-0.3%);
+outputs bit for bit the same, and the 46 D=64 GPU tests passed on it. Even, below the
+prediction: not kept (NOTES v54; the change is commit dda544d).
 """
 
 from benchmarks.sessions import ab

@@ -624,9 +624,10 @@ if AVAILABLE:
             acc = warpgroup_mma(p, v_smem.index(last % STAGES), acc, is_async=True)
             acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))[0]
 
-        # The barriers are left valid at the end, as the ping-pong forward and the fused
-        # backward leave theirs: nothing else uses their words before the program ends,
-        # and invalidating them took three barriers of all 256 threads (NOTES v54).
+        mbarrier.invalidate(q_bar)
+        for i in gl.static_range(STAGES):
+            mbarrier.invalidate(k_bar.index(i))
+            mbarrier.invalidate(v_bar.index(i))
         out, lse = finish_rows(acc, m_i, l_i, o_layout)
         in_group, pid_g, b, r, chunk, chunks = _own_item(PROGRAMS_PER_GROUP, FILL_FROM, CHUNKS,
                                                          REP, FILL, FILL)
@@ -634,8 +635,7 @@ if AVAILABLE:
                                                  LAYOUT_HEADS, REP, LAYOUT_BLOCK, BLOCK_M)
         split_slot, pid_g = fill_slot(entry, in_group, pid_g, chunk, chunks, FILL_FROM,
                                       LAYOUT_BLOCK // BLOCK_M, FILL)
-        # (Each warp group's MMAs read its own 64 rows of Q, all completed: its rows of
-        # the buffer may hold its rows of the output.)
+        # (Every MMA reading Q has completed: its buffer may hold the output.)
         store_rows(out, lse, q_smem, o_desc, O, LSE, WS_O, WS_LSE, split_slot, b, h, q_block,
                    q_start, pid_g, stride_ob, stride_oh, stride_on, H, N, WS_SLOTS,
                    LAYOUT_BLOCK, TMA_STORE, True, s_layout, o_layout)
