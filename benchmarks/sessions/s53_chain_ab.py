@@ -27,14 +27,14 @@ Outputs: the chained variants the same as ``own`` up to the order of nothing (ea
 arithmetic is the same), so bit for bit.
 
 Result (call 1, log ``benchmarks/results/NVIDIA-H200-chain-ab-s53-call1.log``; best of
-two, ms, own -> ring / pointer): ``local(1)`` 0.077 -> 0.078 / 0.089 (-1.1% / -13.0%),
-``local(3)`` 0.140 -> 0.148 / 0.158, ``butterfly`` 0.162 -> 0.178 / 0.184, ``chunk(8)``
-0.157 -> 0.164 / 0.175, random+global 0.156 -> 0.166 / 0.171, dense 2.235 -> 2.342 /
-2.365, ``causal`` 1.205 -> 2.034 / 1.887; B=4, N=4K ``local(1)`` -0.9% / -12.7%,
-``butterfly`` -8.8% / -13.1%, dense -3.7% / -5.8%. ``own`` against ``old``: -0.2% to +1.8%.
-Outputs bit for bit the same throughout. Call 2 (``--pv-first``, log
-``...-chain-ab-s53-call2.log``): the last ``P V`` first gained 0.4-1.0% over ``ring``,
-which stayed 1.2-8.7% slower than ``own``. Refuted; not kept (NOTES v54; the kernel is
+two, ms, old / own / ring / pointer, the last two against old): ``local(1)`` 0.077 / 0.077
+/ 0.078 / 0.089 (-1.1% / -13.0%), ``local(3)`` 0.142 / 0.140 / 0.148 / 0.158, ``butterfly``
+0.162 / 0.162 / 0.178 / 0.184, ``chunk(8)`` 0.160 / 0.157 / 0.164 / 0.175, random+global
+0.156 / 0.156 / 0.166 / 0.171, dense 2.276 / 2.235 / 2.342 / 2.365, ``causal`` 1.213 /
+1.205 / 2.034 / 1.887; B=4, N=4K ``local(1)`` -0.9% / -12.7%, ``butterfly`` -8.8% /
+-13.1%, dense -3.7% / -5.8%. ``own`` against ``old``: -0.2% to +1.8%. Outputs bit for bit
+the same throughout. Call 2 (``--pv-first``, log ``...-chain-ab-s53-call2.log``), against
+``own``: ``ring`` 1.6-9.4% slower, ``ring-pv-first`` 1.2-8.7%. Refuted; not kept (NOTES v54; the kernel is
 ``sessions/s53_chain.patch``, which applies to commit 1160f85, where this script's
 variants run).
 """
