@@ -10,7 +10,12 @@ after one before it (compiles). ``s53_sass_segments.py`` counted the instruction
 issues for a row statically (a 3-tile row 29% beyond three steady trips); the executed
 count per key tile and the issue slots' use say whether that is what sets the time.
 
-Result: (filled in from the call's log.)
+Result (calls 7-8, logs ``benchmarks/results/NVIDIA-H200-ncu-issue-s53-call7.log`` and
+``-ncu-stalls-s53-call8.log``; `local(1)` / `local(3)` / dense): warp instructions a row a
+warp 1,768 / 3,560 / 58,900 (the static counts), issue slots used 45.2% / 48.5% / 50.5%,
+warp cycles an issued instruction 8.47 / 7.99 / 7.72, of which long scoreboard 1.79 / 0.90
+/ 0.21. The SM is not issue-bound; each warp is latency-bound, so the extra instructions
+cost time (1.29x a tile on `local(1)`), and memory waits add 1.10x (NOTES v54).
 """
 
 import torch
