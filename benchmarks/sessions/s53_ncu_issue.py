@@ -15,7 +15,8 @@ Result (calls 7-8, logs ``benchmarks/results/NVIDIA-H200-ncu-issue-s53-call7.log
 warp 1,768 / 3,560 / 58,900 (the static counts), issue slots used 45.2% / 48.5% / 50.5%,
 warp cycles an issued instruction 8.47 / 7.99 / 7.72, of which long scoreboard 1.79 / 0.90
 / 0.21. The SM is not issue-bound; each warp is latency-bound, so the extra instructions
-cost time (1.29x a tile on `local(1)`), and memory waits add 1.10x (NOTES v54).
+cost time (1.29x a tile on `local(1)`), and its cycles an instruction are 1.10x dense's,
+long-scoreboard stalls up and the others down (NOTES v54).
 """
 
 import torch
