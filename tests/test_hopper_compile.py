@@ -291,11 +291,10 @@ def _sass(cubin: bytes):
     return run.stdout if run.returncode == 0 else None
 
 
-def _prologue_divisions(cubin: bytes):
+def _prologue_divisions(sass):
     """Integer divisions by runtime values (``I2F.RP``, the first instruction of the
-    sequence ptxas emits for one) before a kernel's third TMA copy; None where its machine
-    code cannot be read."""
-    sass = _sass(cubin)
+    sequence ptxas emits for one) before a kernel's third TMA copy, in its machine code
+    ``sass`` (:func:`_sass`); None where that could not be read."""
     if sass is None:
         return None
     seen = divisions = 0
@@ -307,10 +306,9 @@ def _prologue_divisions(cubin: bytes):
     return divisions
 
 
-def _byte_swaps(cubin: bytes):
-    """The PRMT (byte permute) instructions in a cubin's machine code (:func:`_sass`);
-    None where it cannot be read."""
-    sass = _sass(cubin)
+def _byte_swaps(sass):
+    """The PRMT (byte permute) instructions in a kernel's machine code ``sass``
+    (:func:`_sass`); None where that could not be read."""
     return None if sass is None else sass.count("PRMT")
 
 
@@ -347,6 +345,7 @@ def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
                                   fill=padded == "fill", anticausal=padded == "anticausal")
     ptx = compiled.asm["ptx"]
     serialized, spills = _ptxas_report(ptx)
+    sass = _sass(compiled.asm["cubin"])  # one disassembly for both counts below
     return {"variant": [kind, d, flag_a, flag_b, str(dtype), padded],
             "shared": compiled.metadata.shared, "wgmma": "wgmma.mma_async" in ptx,
             "tma": "cp.async.bulk.tensor" in ptx, "maxnreg_128": ".maxnreg 128" in ptx,
@@ -354,9 +353,8 @@ def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
             # Register reallocation between the partitions: (inc|dec, count) in order.
             "setmaxnreg": re.findall(r"setmaxnreg\.(inc|dec)\.sync\.aligned\.u32\s+(\d+)", ptx),
             "serialized": serialized, "spill_bytes": spills,
-            "byte_swaps": _byte_swaps(compiled.asm["cubin"]),
-            "prologue_divisions": (_prologue_divisions(compiled.asm["cubin"])
-                                   if kind == "forward" else None),
+            "byte_swaps": _byte_swaps(sass),
+            "prologue_divisions": _prologue_divisions(sass) if kind == "forward" else None,
             # Hardware barriers by number: [id, thread count or ""] for each in the PTX.
             "named_barriers": [list(m) for m in re.findall(
                 r"(?<![\w.])(?:bar|barrier)\.(?:sync|arrive)(?:\.aligned)?\s+(\d+)\s*,?\s*(\d*);",

@@ -61,10 +61,8 @@ def walk(code):
     while i < len(code):
         address, text = code[i]
         path.append(address)
-        if re.match(r"(@!?U?P\w+\s+)?EXIT", text) and not text.startswith("@"):
-            break
-        if text.startswith("@") and "EXIT" in text.split()[1]:
-            break  # the last LSE store's predicated exit: the common path ends here
+        if re.match(r"(@!?U?P\w+\s+)?EXIT\b", text):
+            break  # (a predicated one after the last LSE store ends the common path too)
         branch = branch_target(text)
         if branch and not branch[0]:
             i = where[branch[1]]
@@ -84,7 +82,7 @@ def segments(code):
     inval = next(a for a in path if "SYNCS.CCTL.IV" in text[a])
     count = {"prologue": 0, "tile 0": 0, "trip": 0, "last P V": 0, "epilogue": 0}
     for a in path:
-        if a < first_mma and a < loop_head:
+        if a < first_mma:  # (the loop's head lies past the first MMA)
             count["prologue"] += 1
         elif a < loop_head:
             count["tile 0"] += 1
@@ -104,20 +102,11 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--tiles", type=int, nargs="+", default=[3, 7, 128])
     args = parser.parse_args()
-    original = t.GluonASTSource
-
-    def broadcast(kernel, sig, consts):
-        sig, consts = dict(sig), dict(consts)
-        for name in ("LAYOUT_HEADS", "GROUP"):
-            sig[name], consts[name] = "constexpr", 1
-        return original(kernel, sig, consts)
-
-    t.GluonASTSource = broadcast
     print("| walk | prologue | tile 0 | trip | last P V | epilogue | "
           + " | ".join(f"{n} tiles: all / {n} trips" for n in args.tiles) + " |")
     print("|---" * (6 + len(args.tiles)) + "|")
     for label, row_runs in (("run (local, dense)", True), ("table (butterfly)", False)):
-        compiled = t._compile(64, row_runs, False, torch.bfloat16)
+        compiled = t._compile(64, row_runs, False, torch.bfloat16, broadcast=True)
         count = segments(instructions(t._sass(compiled.asm["cubin"])))
         cells = []
         for n in args.tiles:
