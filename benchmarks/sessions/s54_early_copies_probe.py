@@ -1,0 +1,84 @@
+"""Session 54: would a short row's first copies, issued earlier, shorten its forward?
+Two probe variants of ``hopper``'s own D=64 forward, on `local(1)` only:
+
+- ``k-early``: the row's first key block taken from its query block (``max(row - 1, 0)``,
+  right for `local(1)` alone) instead of read from the key table at the entry's
+  ``full_start``: the K/V copies wait for one dependent global load (the schedule entry),
+  not two, as they would if the entry carried its run's first key;
+- ``k-early+q-first``: also Q's copy issued as soon as its own mbarrier is set up, before
+  the six K/V mbarriers are.
+
+    PYTHONPATH=. python benchmarks/sessions/s54_early_copies_probe.py [--rounds 2]
+
+Why. Call 1's stall samples: a `local(1)` program's warps stall on the entry's load (2.0%
+of their samples), then on the key table's (0.5%), then wait for Q's copy (8.7%) and
+after it for K's (2.1%); call 2 found 85-90% of a row start's idle cycles lost to the SM,
+and call 3 that an L2 prefetch of the next program's Q does not shorten the wait: the
+copies' latency is what it is, so only an earlier issue can help.
+
+The variants are copies of this tree's ``sparseflash`` under /tmp with ``hopper.py``
+edited (as ``s54_delay_probe.py``); outputs are checked against this tree's.
+
+Prediction: ``k-early`` 0-2% on `local(1)`, with Q first 2-4%.
+
+Result: (filled in from the call's log.)
+"""
+
+import os
+import shutil
+
+from benchmarks.sessions import ab
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RUN = "        run_offset = _run_offset(FULL_IDX, full_start, n_full, LAYOUT_BLOCK, ROW_RUNS)\n"
+RUN_LOCAL1 = "        run_offset = gl.maximum(q_block - 1, 0) * LAYOUT_BLOCK  # local(1) only\n"
+INITS = '''        mbarrier.init(q_bar, count=1)
+        for i in gl.static_range(STAGES):
+            mbarrier.init(k_bar.index(i), count=1)
+            mbarrier.init(v_bar.index(i), count=1)
+
+        mbarrier.expect(q_bar, q_desc.block_type.nbytes)
+        tma_load(q_desc, [(b * H + h) * N + q_start, 0], q_bar, q_smem)
+'''
+Q_FIRST = '''        mbarrier.init(q_bar, count=1)
+        mbarrier.expect(q_bar, q_desc.block_type.nbytes)
+        tma_load(q_desc, [(b * H + h) * N + q_start, 0], q_bar, q_smem)
+        for i in gl.static_range(STAGES):
+            mbarrier.init(k_bar.index(i), count=1)
+            mbarrier.init(v_bar.index(i), count=1)
+'''
+
+
+def variant(name: str, q_first: bool) -> str:
+    tree = f"/tmp/s54-early-{name}"
+    shutil.rmtree(tree, ignore_errors=True)
+    shutil.copytree(os.path.join(ROOT, "sparseflash"), os.path.join(tree, "sparseflash"),
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    path = os.path.join(tree, "sparseflash", "kernels", "hopper.py")
+    with open(path) as f:
+        text = f.read()
+    assert text.count(RUN) == 1 and text.count(INITS) == 1, "hopper.py moved: update the probe"
+    text = text.replace(RUN, RUN_LOCAL1)
+    if q_first:
+        text = text.replace(INITS, Q_FIRST)
+    with open(path, "w") as f:
+        f.write(text)
+    return tree
+
+
+def main():
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    variants = {"main": ab.kernels_of(None),
+                "k-early": ab.kernels_of(variant("k", False), "early_k"),
+                "k-early+q-first": ab.kernels_of(variant("kq", True), "early_kq")}
+    for B, N in ((1, 16384), (4, 4096)):
+        print(f"B={B} H=16 N={N}", flush=True)
+        ab.forward_ab(variants, [(64, "local(1)", 0.0)], rounds=args.rounds, B=B, N=N)
+
+
+if __name__ == "__main__":
+    main()
