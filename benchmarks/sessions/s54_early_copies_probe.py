@@ -21,7 +21,13 @@ edited (as ``s54_delay_probe.py``); outputs are checked against this tree's.
 
 Prediction: ``k-early`` 0-2% on `local(1)`, with Q first 2-4%.
 
-Result: (filled in from the call's log.)
+Result (call 4, log ``benchmarks/results/NVIDIA-H200-early-copies-s54-call4.log``; best of
+three, against this tree, `local(1)`): ``k-early`` +0.6% (B=4, N=4K: +0.3%), with Q first
++0.3% (+0.1%). Even. In the SASS (Triton 3.6) ptxas places Q's copy after ~130
+instructions in all three (``k-early`` moves it later, to 0x980 from 0x840; Q first to
+0x880): the source order does not reach the machine code, so the probe could not move
+Q's copy earlier, and one load fewer before the K/V copies alone is worth nothing
+(NOTES v55).
 """
 
 import os

@@ -18,7 +18,11 @@ the own kernel.
 Prediction: the own kernel still faster on dense and 7+-tile rows; `local(1)` within 5%
 either way.
 
-Result: (filled in from the call's log.)
+Result (call 6, log ``benchmarks/results/NVIDIA-H200-pingpong-d64-s54-call6.log``; best of
+two, ping-pong against own): `local(1)` -4.6%, `local(3)` -9.6%, `butterfly` -7.6%,
+random+global -3.1%, dense -7.8%; B=4, N=4K `local(1)` -6.1%, `local(3)` -9.2%. The own
+kernel stays; the ping-pong kernel's deficit is smallest on the shortest rows (NOTES
+v55).
 """
 
 from benchmarks.sessions import ab

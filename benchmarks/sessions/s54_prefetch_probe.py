@@ -21,7 +21,11 @@ without it (`local` rows are unequal at the edges; dense at 2,048 programs, see 
 
 Prediction: `local(1)` 3-8% faster with Q, more with K/V; `local(3)` 2-4%; dense even.
 
-Result: (filled in from the call's log.)
+Result (call 3, log ``benchmarks/results/NVIDIA-H200-prefetch-probe-s54-call3.log``; best of
+two, against this tree): Q alone `local(1)` -0.1%, `local(3)` -0.7%, `butterfly` +0.8%,
+dense +0.3%; Q, K and V `local(1)` +1.4%, `local(3)` -0.9%, `butterfly` +0.2%, dense
++0.9%; at B=4, N=4K `local(1)` -0.1% / +1.2%, `local(3)` -0.2% / -0.2%. Outputs bit for
+bit the same. Refuted: Q's copy is not slow for want of L2 (NOTES v55).
 """
 
 import os

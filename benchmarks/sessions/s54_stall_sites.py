@@ -15,6 +15,18 @@ writes one of the registers or predicates it reads (in address order: a guess ac
 branches, exact within straight-line code), and the kernel's long-scoreboard samples by
 segment: the prologue (up to the first ``HGMMA``), the tile loop and the epilogue (from
 the first ``SYNCS.CCTL.IV``, the mbarriers' invalidation).
+
+Result (call 1, ``s54-call1.sh``; logs ``benchmarks/results/NVIDIA-H200-stall-sites-s54-call1.log``
+and ``-sass-hot-s54-call1.log``, the page as ``-ncu-source-s54-call1.csv.gz``; hopper's own
+D=64 forward, B=1, H=16, N=16K, bf16). Long-scoreboard samples are 21.3% of `local(1)`'s
+warp samples, 11.4% of `local(3)`'s and 2.8% of dense's. On `local(1)`, 64% of them sit in
+the prologue: 40.7% at the wait for Q's copy (its mbarrier's try-wait; 8.7% of all the
+kernel's samples), 10.0% at the wait for K's first tile after it, 9.4% on the schedule
+entry's load and 2.3% on the run's first key (the key table); 26% sit in the epilogue,
+14.0% of them at the barrier after the wait for the O store to read shared memory (3.1%
+of all samples). On dense, 82% are in the loop, at the K/V tiles' waits. So the loads the
+schedule adds are a small part (under 12% of `local(1)`'s long-scoreboard samples); the
+copies' own latency at a row's start is the large one (NOTES v55).
 """
 
 import csv

@@ -19,7 +19,11 @@ takes that path in place of the TMA store, with the own D=64 kernel's 8 warps ha
 Prediction: `local(1)` 1-3% faster, `local(3)` 0.5-1.5%, dense even; outputs bit for bit
 the same.
 
-Result: (filled in from the call's log.)
+Result (call 5, log ``benchmarks/results/NVIDIA-H200-staged-store-s54-call5.log``; best of
+three, against this tree): `local(1)` -0.3%, `local(3)` -0.3%, `butterfly` -0.7%,
+random+global -0.3%, dense +0.2%; B=4, N=4K `local(1)` -0.5%, `local(3)` -0.6%. Outputs
+bit for bit the same. Refuted: the wait for the TMA store is not a cost that 16-byte
+stores save (NOTES v55).
 """
 
 import os
