@@ -12,7 +12,11 @@ worth building.
 Prediction: dense within 2% (a trip, ~3,400 cycles, is longer than a copy's ~2,000);
 short rows within 1%.
 
-Result: (filled in from the call's log.)
+Result (call 7, log ``benchmarks/results/NVIDIA-H200-stages-ab-s54-call7.log``; best of two,
+two buffers against three): `local(1)` -1.4%, `local(3)` -1.6%, `butterfly` -1.2%,
+random+global -1.6%, dense -2.8%, `causal` -2.2%; B=4, N=4K `local(1)` -1.3%, `local(3)`
+-2.0%. Outputs bit for bit the same. A persistent kernel on a two-deep ring would start
+1-3% behind (NOTES v55).
 """
 
 from benchmarks.sessions import ab
