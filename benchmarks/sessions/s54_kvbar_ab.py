@@ -2,6 +2,7 @@
 together, waited for once, before the tile's scores) against the tree before (two: K's
 waited before the scores, V's before the ``P V``).
 
+    git apply benchmarks/sessions/s54_kvbar.patch   # the change (on commit 8ab1a4f's tree)
     PYTHONPATH=. python benchmarks/sessions/s54_kvbar_ab.py OLD_TREE [--rounds 2]
 
 Why. Calls 2-5 of this session found a short row's boundary cycles nearly fully lost and
@@ -17,7 +18,12 @@ tiles of a row; later ones were issued two trips ahead).
 Prediction: `local(1)` 1-2.5% faster, `local(3)` and `butterfly` 1-2%, dense 0.5-2%,
 `causal` (partial blocks, at 4K on this kernel) 0-2%; outputs bit for bit the same.
 
-Result: (filled in from the call's log.)
+Result (call 8, log ``benchmarks/results/NVIDIA-H200-kvbar-ab-s54-call8.log``; best of three,
+old -> new): `local(1)` 0.076 -> 0.078 ms (-2.0%; B=4, N=4K -1.7%), `local(3)` -1.6%
+(-1.8%), `butterfly` -0.0%, random+global +0.0%, dense 2.240 -> 2.281 (-1.8%), `causal`
+at 4K -0.3%; slower in every run. Outputs bit for bit the same, and the 46 D=64 GPU tests
+passed on it (log ``-checks-kvbar-s54-call8.log``). Refuted: 2% fewer instructions, 1.6-2%
+more time. Not kept; the change is ``s54_kvbar.patch`` (NOTES v55).
 """
 
 from benchmarks.sessions import ab

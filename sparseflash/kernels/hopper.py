@@ -325,12 +325,25 @@ if AVAILABLE:
         return s
 
     @gluon.jit
-    def _tile_offset(FULL_IDX, PART_IDX, t, n_full, n_tiles, full_start, part_start,
-                     run_offset, LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr,
+    def _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX, t,
+                  n_full, n_tiles, full_start, part_start, run_offset, k_row0,
+                  LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr, STAGES: gl.constexpr,
+                  ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
+        """Start the copies of the program's key tile ``t`` (none past the last) into
+        buffer ``t % STAGES``: full blocks first (consecutive rows from ``run_offset`` past
+        the head's first key row ``k_row0``, or read from the table), then partial ones."""
+        _issue_kv_at(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX, t,
+                     t % STAGES, t % STAGES, n_full, n_tiles, full_start, part_start,
+                     run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N, ROW_RUNS, HAS_PARTIAL)
+
+    @gluon.jit
+    def _issue_kv_at(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX, t,
+                     k_slot, v_slot, n_full, n_tiles, full_start, part_start, run_offset,
+                     k_row0, LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr,
                      ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
-        """(whether the walk has a key tile ``t``, that tile's first key row past the
-        head's first): full blocks first (consecutive rows from ``run_offset``, or read from
-        the table), then partial ones."""
+        """:func:`_issue_kv` into K buffer ``k_slot`` and V buffer ``v_slot`` (a persistent
+        program's rings run on across its work items, so a slot is not the item's tile
+        index, and its K and V rings may differ in depth)."""
         SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
         ok = t < n_tiles
         if ROW_RUNS:
@@ -342,41 +355,6 @@ if AVAILABLE:
             part = gl.load(PART_IDX + part_start + (t - n_full) // SUB,
                            mask=ok & (t >= n_full), other=0)
             offset = gl.where(t < n_full, offset, part * LAYOUT_BLOCK + (t % SUB) * BLOCK_N)
-        return ok, offset
-
-    @gluon.jit
-    def _issue_tile(k_desc, v_desc, k_smem, v_smem, kv_bar, FULL_IDX, PART_IDX, t, slot,
-                    n_full, n_tiles, full_start, part_start, run_offset, k_row0,
-                    LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr,
-                    ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
-        """Start the copies of the walk's key tile ``t`` (none past the last) into K and V
-        buffers ``slot``, both on mbarrier ``slot`` of ``kv_bar`` (one expectation of both
-        tiles' bytes), from the head's first key row ``k_row0`` on. One barrier a tile, not
-        one for K and one for V: a trip then expects and waits once, not twice, and the
-        ``P V`` of a tile needs no wait of its own (its V landed with the K its scores
-        waited for)."""
-        ok, offset = _tile_offset(FULL_IDX, PART_IDX, t, n_full, n_tiles, full_start,
-                                  part_start, run_offset, LAYOUT_BLOCK, BLOCK_N, ROW_RUNS,
-                                  HAS_PARTIAL)
-        mbarrier.expect(kv_bar.index(slot),
-                        k_desc.block_type.nbytes + v_desc.block_type.nbytes, pred=ok)
-        tma_load(k_desc, [k_row0 + offset, 0], kv_bar.index(slot), k_smem.index(slot),
-                 pred=ok)
-        tma_load(v_desc, [k_row0 + offset, 0], kv_bar.index(slot), v_smem.index(slot),
-                 pred=ok)
-
-    @gluon.jit
-    def _issue_kv_at(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX, t,
-                     k_slot, v_slot, n_full, n_tiles, full_start, part_start, run_offset,
-                     k_row0, LAYOUT_BLOCK: gl.constexpr, BLOCK_N: gl.constexpr,
-                     ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr):
-        """Start the copies of the walk's key tile ``t`` (none past the last) into K buffer
-        ``k_slot`` on mbarrier ``k_bar[k_slot]`` and V buffer ``v_slot`` on ``v_bar[v_slot]``
-        (``hopper_pingpong``'s loader: its K and V rings differ in depth and run on across
-        its work items, so a slot is not the item's tile index)."""
-        ok, offset = _tile_offset(FULL_IDX, PART_IDX, t, n_full, n_tiles, full_start,
-                                  part_start, run_offset, LAYOUT_BLOCK, BLOCK_N, ROW_RUNS,
-                                  HAS_PARTIAL)
         mbarrier.expect(k_bar.index(k_slot), k_desc.block_type.nbytes, pred=ok)
         tma_load(k_desc, [k_row0 + offset, 0], k_bar.index(k_slot), k_smem.index(k_slot),
                  pred=ok)
@@ -424,17 +402,16 @@ if AVAILABLE:
         return x
 
     @gluon.jit
-    def _scores(q_smem, k_smem, kv_bar, zero_s, j, partial, n_full, part_start, PART_IDX,
+    def _scores(q_smem, k_smem, k_bar, zero_s, j, partial, n_full, part_start, PART_IDX,
                 PART_CODE, q_start, Nk, LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr,
                 BLOCK_N: gl.constexpr, STAGES: gl.constexpr, MASKED: gl.constexpr,
                 ANTICAUSAL: gl.constexpr, s_layout: gl.constexpr):
         """Raw scores Q K_j^T (BLOCK_M, BLOCK_N) of key tile ``j``, float32, once its keys
         have landed. With ``MASKED`` and ``partial`` (tile j is a partial block's) the
-        scores its mask leaves out are -inf (:func:`partial_select`, with ``ANTICAUSAL``).
-        The wait on ``kv_bar[j % STAGES]`` is for tile j's V too (:func:`_issue_tile`)."""
+        scores its mask leaves out are -inf (:func:`partial_select`, with ``ANTICAUSAL``)."""
         SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
         slot = j % STAGES
-        mbarrier.wait(kv_bar.index(slot), (j // STAGES) & 1)
+        mbarrier.wait(k_bar.index(slot), (j // STAGES) & 1)
         s = warpgroup_mma(q_smem, k_smem.index(slot).permute((1, 0)), zero_s, use_acc=False,
                           is_async=True)
         s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
@@ -464,7 +441,7 @@ if AVAILABLE:
         return p, m_new, l_i * alpha + gl.sum(p, 1), alpha
 
     @gluon.jit
-    def _step(acc, p, m_i, l_i, j, q_smem, k_smem, v_smem, kv_bar, zero_s, k_desc,
+    def _step(acc, p, m_i, l_i, j, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s, k_desc,
               v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles, full_start, part_start,
               run_offset, k_row0, q_start, Nk, qk_scale, kpm_row, first_padding,
               LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
@@ -479,12 +456,12 @@ if AVAILABLE:
         (``p_layout``, the inputs' dtype), or with ``P_F32`` as the softmax gives it
         (float32, ``s_layout``), cast at the top of the trip."""
         prev = (j - 1) % STAGES
-        # (Tile j-1's V landed with its K, which the last trip's scores waited for.)
+        mbarrier.wait(v_bar.index(prev), ((j - 1) // STAGES) & 1)
         if P_F32:
             p = gl.convert_layout(p.to(k_desc.dtype), p_layout)
         acc = warpgroup_mma(p, v_smem.index(prev), acc, is_async=True)
         acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))[0]
-        s = _scores(q_smem, k_smem, kv_bar, zero_s, j, True, n_full, part_start, PART_IDX,
+        s = _scores(q_smem, k_smem, k_bar, zero_s, j, True, n_full, part_start, PART_IDX,
                     PART_CODE, q_start, Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, MASKED,
                     ANTICAUSAL, s_layout)
         if PADDED:
@@ -498,13 +475,13 @@ if AVAILABLE:
             p = gl.convert_layout(p.to(k_desc.dtype), p_layout)
         # (Into tile j-1's buffers by their index, as computed once above: 8 fewer
         # instructions than from tile j-1+STAGES's, NOTES v54.)
-        _issue_tile(k_desc, v_desc, k_smem, v_smem, kv_bar, FULL_IDX, PART_IDX,
-                    j - 1 + STAGES, prev, n_full, n_tiles, full_start, part_start,
-                    run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N, ROW_RUNS, HAS_PARTIAL)
+        _issue_kv_at(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
+                     j - 1 + STAGES, prev, prev, n_full, n_tiles, full_start, part_start,
+                     run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N, ROW_RUNS, HAS_PARTIAL)
         return acc, p, m_i, l_i
 
     @gluon.jit
-    def _row_scores(acc, m_i, l_i, q_smem, k_smem, v_smem, kv_bar, zero_s, k_desc,
+    def _row_scores(acc, m_i, l_i, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s, k_desc,
                     v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles, full_start,
                     part_start, run_offset, k_row0, q_start, Nk, qk_scale, kpm_row,
                     first_padding, LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr,
@@ -519,7 +496,7 @@ if AVAILABLE:
         buffers of the tile ``STAGES`` before it, once that tile's ``P V`` has read
         them."""
         dtype: gl.constexpr = k_desc.dtype
-        s = _scores(q_smem, k_smem, kv_bar, zero_s, 0, n_full == 0, n_full, part_start,
+        s = _scores(q_smem, k_smem, k_bar, zero_s, 0, n_full == 0, n_full, part_start,
                     PART_IDX, PART_CODE, q_start, Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES,
                     HAS_PARTIAL, ANTICAUSAL, s_layout)
         if HAS_PADDING:
@@ -529,16 +506,16 @@ if AVAILABLE:
         p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, HAS_PARTIAL or HAS_PADDING)
         if not P_F32:
             p = gl.convert_layout(p.to(dtype), p_layout)
-        _issue_tile(k_desc, v_desc, k_smem, v_smem, kv_bar, FULL_IDX, PART_IDX,
-                    STAGES - 1, STAGES - 1, n_full, n_tiles, full_start, part_start,
-                    run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N, ROW_RUNS, HAS_PARTIAL)
+        _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
+                  STAGES - 1, n_full, n_tiles, full_start, part_start, run_offset, k_row0,
+                  LAYOUT_BLOCK, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL)
         # Full tiles, then partial ones: two loops, so that the mask's registers and
         # instructions stay out of the full tiles' loop. After a full tile 0 no row
         # is at -inf, so the full loop needs no guard either (but for key padding,
         # whose mask can reach any tile).
         for j in range(1, n_full):
             acc, p, m_i, l_i = _step(
-                acc, p, m_i, l_i, j, q_smem, k_smem, v_smem, kv_bar, zero_s,
+                acc, p, m_i, l_i, j, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s,
                 k_desc, v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles, full_start,
                 part_start, run_offset, k_row0, q_start, Nk, qk_scale, kpm_row,
                 first_padding, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, ROW_RUNS,
@@ -549,7 +526,7 @@ if AVAILABLE:
                 p = gl.convert_layout(p.to(dtype), p_layout)
             for j in range(gl.maximum(n_full, 1), n_tiles):
                 acc, p, m_i, l_i = _step(
-                    acc, p, m_i, l_i, j, q_smem, k_smem, v_smem, kv_bar, zero_s,
+                    acc, p, m_i, l_i, j, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s,
                     k_desc, v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles,
                     full_start, part_start, run_offset, k_row0, q_start, Nk, qk_scale,
                     kpm_row, first_padding, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES,
@@ -616,17 +593,19 @@ if AVAILABLE:
         k_smem = gl.allocate_shared_memory(dtype, [STAGES, BLOCK_N, D], k_desc.layout)
         v_smem = gl.allocate_shared_memory(dtype, [STAGES, BLOCK_N, D], v_desc.layout)
         q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
-        kv_bar = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+        k_bar = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+        v_bar = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
         mbarrier.init(q_bar, count=1)
         for i in gl.static_range(STAGES):
-            mbarrier.init(kv_bar.index(i), count=1)
+            mbarrier.init(k_bar.index(i), count=1)
+            mbarrier.init(v_bar.index(i), count=1)
 
         mbarrier.expect(q_bar, q_desc.block_type.nbytes)
         tma_load(q_desc, [(b * H + h) * N + q_start, 0], q_bar, q_smem)
         for t in gl.static_range(STAGES - 1):
-            _issue_tile(k_desc, v_desc, k_smem, v_smem, kv_bar, FULL_IDX, PART_IDX, t, t,
-                        n_full, n_tiles, full_start, part_start, run_offset, k_row0,
-                        LAYOUT_BLOCK, BLOCK_N, ROW_RUNS, HAS_PARTIAL)
+            _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX, t,
+                      n_full, n_tiles, full_start, part_start, run_offset, k_row0,
+                      LAYOUT_BLOCK, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL)
 
         zero_s = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
         acc = gl.zeros([BLOCK_M, D], gl.float32, o_layout)
@@ -635,18 +614,20 @@ if AVAILABLE:
         mbarrier.wait(q_bar, 0)
         if n_tiles > 0:  # a row with no key block skips to the epilogue (O = 0)
             acc, p, m_i, l_i = _row_scores(
-                acc, m_i, l_i, q_smem, k_smem, v_smem, kv_bar, zero_s, k_desc, v_desc,
+                acc, m_i, l_i, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s, k_desc, v_desc,
                 FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles, full_start, part_start,
                 run_offset, k_row0, q_start, Nk, qk_scale, kpm_row, first_padding,
                 LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL, HAS_PADDING,
                 ANTICAUSAL, P_F32, s_layout, o_layout, p_layout)
-            last = n_tiles - 1  # (its V landed with the K its scores waited for)
+            last = n_tiles - 1
+            mbarrier.wait(v_bar.index(last % STAGES), (last // STAGES) & 1)
             acc = warpgroup_mma(p, v_smem.index(last % STAGES), acc, is_async=True)
             acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))[0]
 
         mbarrier.invalidate(q_bar)
         for i in gl.static_range(STAGES):
-            mbarrier.invalidate(kv_bar.index(i))
+            mbarrier.invalidate(k_bar.index(i))
+            mbarrier.invalidate(v_bar.index(i))
         out, lse = finish_rows(acc, m_i, l_i, o_layout)
         in_group, pid_g, b, r, chunk, chunks = _own_item(PROGRAMS_PER_GROUP, FILL_FROM, CHUNKS,
                                                          REP, FILL, FILL)
