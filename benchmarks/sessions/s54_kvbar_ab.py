@@ -2,7 +2,7 @@
 together, waited for once, before the tile's scores) against the tree before (two: K's
 waited before the scores, V's before the ``P V``).
 
-    git apply benchmarks/sessions/s54_kvbar.patch   # the change (on commit 8ab1a4f's tree)
+    git apply benchmarks/sessions/s54_kvbar.patch   # the change (on commit 93d49dd's tree)
     PYTHONPATH=. python benchmarks/sessions/s54_kvbar_ab.py OLD_TREE [--rounds 2]
 
 Why. Calls 2-5 of this session found a short row's boundary cycles nearly fully lost and
