@@ -402,18 +402,25 @@ if AVAILABLE:
         return x
 
     @gluon.jit
-    def _scores(q_smem, k_smem, k_bar, zero_s, j, partial, n_full, part_start, PART_IDX,
-                PART_CODE, q_start, Nk, LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr,
-                BLOCK_N: gl.constexpr, STAGES: gl.constexpr, MASKED: gl.constexpr,
-                ANTICAUSAL: gl.constexpr, s_layout: gl.constexpr):
-        """Raw scores Q K_j^T (BLOCK_M, BLOCK_N) of key tile ``j``, float32, once its keys
-        have landed. With ``MASKED`` and ``partial`` (tile j is a partial block's) the
-        scores its mask leaves out are -inf (:func:`partial_select`, with ``ANTICAUSAL``)."""
-        SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
+    def _scores_issue(q_smem, k_smem, k_bar, zero_s, j, STAGES: gl.constexpr):
+        """Issue the score product Q K_j^T of key tile ``j`` once its keys have landed;
+        :func:`_scores_done` waits for it. (The caller may issue copies in between, under
+        the product.)"""
         slot = j % STAGES
         mbarrier.wait(k_bar.index(slot), (j // STAGES) & 1)
-        s = warpgroup_mma(q_smem, k_smem.index(slot).permute((1, 0)), zero_s, use_acc=False,
-                          is_async=True)
+        return warpgroup_mma(q_smem, k_smem.index(slot).permute((1, 0)), zero_s,
+                             use_acc=False, is_async=True)
+
+    @gluon.jit
+    def _scores_done(s, j, partial, n_full, part_start, PART_IDX, PART_CODE, q_start, Nk,
+                     LAYOUT_BLOCK: gl.constexpr, BLOCK_M: gl.constexpr,
+                     BLOCK_N: gl.constexpr, MASKED: gl.constexpr, ANTICAUSAL: gl.constexpr,
+                     s_layout: gl.constexpr):
+        """Raw scores Q K_j^T (BLOCK_M, BLOCK_N) of key tile ``j``, float32, from the
+        product :func:`_scores_issue` issued. With ``MASKED`` and ``partial`` (tile j is a
+        partial block's) the scores its mask leaves out are -inf (:func:`partial_select`,
+        with ``ANTICAUSAL``)."""
+        SUB: gl.constexpr = LAYOUT_BLOCK // BLOCK_N
         s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
         if MASKED:
             if partial:
@@ -461,9 +468,14 @@ if AVAILABLE:
             p = gl.convert_layout(p.to(k_desc.dtype), p_layout)
         acc = warpgroup_mma(p, v_smem.index(prev), acc, is_async=True)
         acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))[0]
-        s = _scores(q_smem, k_smem, k_bar, zero_s, j, True, n_full, part_start, PART_IDX,
-                    PART_CODE, q_start, Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, MASKED,
-                    ANTICAUSAL, s_layout)
+        s = _scores_issue(q_smem, k_smem, k_bar, zero_s, j, STAGES)
+        # Tile j-1's buffers are free (its P V and scores are done): refill them with tile
+        # j-1+STAGES under tile j's score product, a softmax earlier than after it.
+        _issue_kv_at(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
+                     j - 1 + STAGES, prev, prev, n_full, n_tiles, full_start, part_start,
+                     run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N, ROW_RUNS, HAS_PARTIAL)
+        s = _scores_done(s, j, True, n_full, part_start, PART_IDX, PART_CODE, q_start, Nk,
+                         LAYOUT_BLOCK, BLOCK_M, BLOCK_N, MASKED, ANTICAUSAL, s_layout)
         if PADDED:
             s = mask_padding(s, j, n_full, full_start, part_start, FULL_IDX, PART_IDX,
                              run_offset, kpm_row, first_padding, Nk, LAYOUT_BLOCK, BLOCK_N,
@@ -473,11 +485,6 @@ if AVAILABLE:
         acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
         if not P_F32:
             p = gl.convert_layout(p.to(k_desc.dtype), p_layout)
-        # (Into tile j-1's buffers by their index, as computed once above: 8 fewer
-        # instructions than from tile j-1+STAGES's, NOTES v54.)
-        _issue_kv_at(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
-                     j - 1 + STAGES, prev, prev, n_full, n_tiles, full_start, part_start,
-                     run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N, ROW_RUNS, HAS_PARTIAL)
         return acc, p, m_i, l_i
 
     @gluon.jit
@@ -496,9 +503,12 @@ if AVAILABLE:
         buffers of the tile ``STAGES`` before it, once that tile's ``P V`` has read
         them."""
         dtype: gl.constexpr = k_desc.dtype
-        s = _scores(q_smem, k_smem, k_bar, zero_s, 0, n_full == 0, n_full, part_start,
-                    PART_IDX, PART_CODE, q_start, Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES,
-                    HAS_PARTIAL, ANTICAUSAL, s_layout)
+        s = _scores_issue(q_smem, k_smem, k_bar, zero_s, 0, STAGES)
+        _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
+                  STAGES - 1, n_full, n_tiles, full_start, part_start, run_offset, k_row0,
+                  LAYOUT_BLOCK, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL)
+        s = _scores_done(s, 0, n_full == 0, n_full, part_start, PART_IDX, PART_CODE, q_start,
+                         Nk, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, HAS_PARTIAL, ANTICAUSAL, s_layout)
         if HAS_PADDING:
             s = mask_padding(s, 0, n_full, full_start, part_start, FULL_IDX, PART_IDX,
                              run_offset, kpm_row, first_padding, Nk, LAYOUT_BLOCK, BLOCK_N,
@@ -506,9 +516,6 @@ if AVAILABLE:
         p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, HAS_PARTIAL or HAS_PADDING)
         if not P_F32:
             p = gl.convert_layout(p.to(dtype), p_layout)
-        _issue_kv(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
-                  STAGES - 1, n_full, n_tiles, full_start, part_start, run_offset, k_row0,
-                  LAYOUT_BLOCK, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL)
         # Full tiles, then partial ones: two loops, so that the mask's registers and
         # instructions stay out of the full tiles' loop. After a full tile 0 no row
         # is at -inf, so the full loop needs no guard either (but for key padding,
