@@ -2,7 +2,7 @@
 # D=64 GPU tests against float64, then the A/B against the tree before (s54_refill_ab.py).
 source benchmarks/sessions/common.sh
 BUDGET=540
-NOTE="s54 call 10 (benchmarks/sessions/s54-call8.sh)"
+NOTE="s54 call 10 (benchmarks/sessions/s54-call10.sh)"
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
 old_tree .carry/old-s54.tar
 step checks python -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "(gluon_forward_against or own_forward_filling or d64_forward_choice or test_against_float64) and D64 and not test_tma"
