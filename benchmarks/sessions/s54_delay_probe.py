@@ -30,8 +30,8 @@ us, +5.2 / +14.6 us with 1,500 / 4,000 idle cycles at the start and +5.6 / +15.7
 end; `local(3)` 139.5 us, +5.0 / +13.5 and +5.6 / +14.3; `butterfly` 161.5 us, +3.1 /
 +10.7 and +4.0 / +12.6; dense within its noise (2,232 us, +9 to -3 us). Over 7.76 waves
 of programs, that is 650-2,020 ns a program: 85-100% of the idle time at the H200's
-1.98 GHz boost clock on `local(1)` and `local(3)` (more than the count if the clock ran
-lower), 53-80% on `butterfly`. Refutes session 53's reading (NOTES v54): the SM's other
+1.98 GHz boost clock on `local(1)` and `local(3)`, 53-80% on `butterfly` (76-88% and
+47-71% at the 1.75 GHz that call 9's profiler saw). Refutes session 53's reading (NOTES v54): the SM's other
 program hides little of a short row's boundary; a cycle taken off a program's start or
 end is worth nearly a cycle of the SM's time. Outputs bit for bit the same (NOTES v55).
 """
