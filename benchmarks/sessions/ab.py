@@ -23,6 +23,7 @@ Knob variants: ``{"a": (launch, ab.knob(module, "NAME", 1)), "b": (launch, ab.kn
 import importlib
 import importlib.util
 import os
+import shutil
 import sys
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
@@ -44,6 +45,22 @@ def kernels_of(tree: Optional[str], name: str = "kernels"):
     sys.modules[full] = package
     spec.loader.exec_module(package)
     return importlib.import_module(f"{full}.launch")
+
+
+def edited_tree(tree: str, edit: Callable[[str], str], module: str = "hopper.py") -> str:
+    """A copy of this tree's ``sparseflash`` at ``tree`` (replacing what is there), with
+    ``kernels/<module>`` rewritten by ``edit`` (its text -> the new text): a probe's
+    variant for :func:`kernels_of` (session 54's probes). Returns ``tree``."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    shutil.rmtree(tree, ignore_errors=True)
+    shutil.copytree(os.path.join(root, "sparseflash"), os.path.join(tree, "sparseflash"),
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    path = os.path.join(tree, "sparseflash", "kernels", module)
+    with open(path) as f:
+        text = f.read()
+    with open(path, "w") as f:
+        f.write(edit(text))
+    return tree
 
 
 def knob(module, name: str, value) -> Callable[[], None]:
@@ -278,6 +295,23 @@ def knob_ab_main(module, name: str, values: Dict[str, object],
         print(f"B={B} H={H} N={N}", flush=True)
         knob_ab(module, name, values, shape_cases, rounds=args.rounds, forward=forward,
                 shape=(B, H, N))
+
+
+def forward_ab_main(variants: Callable[[], Dict[str, object]],
+                    shapes: Dict[Tuple[int, int, int], list], rounds: int = 2) -> None:
+    """A forward probe's command line (``--rounds``, default ``rounds``): :func:`forward_ab`
+    of the variants ``variants()`` builds (label -> ``launch`` module, the first the
+    baseline) on each (B, H, N) of ``shapes`` ({(B, H, N): cases}), each announced by a
+    line ``B=.. H=.. N=..``."""
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=rounds)
+    args = parser.parse_args()
+    built = variants()
+    for (B, H, N), cases in shapes.items():
+        print(f"B={B} H={H} N={N}", flush=True)
+        forward_ab(built, cases, rounds=args.rounds, B=B, H=H, N=N)
 
 
 def tree_ab_main(labels: Tuple[str, str], shapes: Dict[Tuple[int, int, int], list],

@@ -36,12 +36,8 @@ program hides little of a short row's boundary; a cycle taken off a program's st
 end is worth nearly a cycle of the SM's time. Outputs bit for bit the same (NOTES v55).
 """
 
-import os
-import shutil
-
 from benchmarks.sessions import ab
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 IDLE = '''
     @gluon.jit
     def _idle_probe():
@@ -61,38 +57,26 @@ END = "                   LAYOUT_BLOCK, TMA_STORE, True, s_layout, o_layout)\n"
 
 def variant(where: str, cycles: int) -> str:
     """A copy of this tree's package whose own forward idles ``cycles`` at ``where``."""
-    tree = f"/tmp/s54-idle-{where}-{cycles}"
-    shutil.rmtree(tree, ignore_errors=True)
-    shutil.copytree(os.path.join(ROOT, "sparseflash"), os.path.join(tree, "sparseflash"),
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    path = os.path.join(tree, "sparseflash", "kernels", "hopper.py")
-    with open(path) as f:
-        text = f.read()
-    head, body = text.split("\n    @gluon.jit\n    def hopper_forward_kernel(", 1)
-    assert body.count(START) >= 1 and body.count(END) == 1, "hopper.py moved: update the probe"
-    if where == "start":
-        body = body.replace(START, "        _idle_probe()\n" + START, 1)
-    else:
-        body = body.replace(END, END + "        _idle_probe()\n", 1)
-    with open(path, "w") as f:
-        f.write(head + IDLE.format(cycles=cycles) + body)
-    return tree
+    def edit(text):
+        head, body = text.split("\n    @gluon.jit\n    def hopper_forward_kernel(", 1)
+        assert body.count(START) >= 1 and body.count(END) == 1, \
+            "hopper.py moved: update the probe"
+        if where == "start":
+            body = body.replace(START, "        _idle_probe()\n" + START, 1)
+        else:
+            body = body.replace(END, END + "        _idle_probe()\n", 1)
+        return head + IDLE.format(cycles=cycles) + body
+    return ab.edited_tree(f"/tmp/s54-idle-{where}-{cycles}", edit)
 
 
-def main():
-    import argparse
-
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=2)
-    args = parser.parse_args()
-    variants = {"main": ab.kernels_of(None)}
+def variants():
+    built = {"main": ab.kernels_of(None)}
     for where, cycles in (("start", 1500), ("start", 4000), ("end", 1500), ("end", 4000)):
-        label = f"{where}+{cycles}"
-        variants[label] = ab.kernels_of(variant(where, cycles), f"idle_{where}_{cycles}")
-    cases = [(64, p, 0.0) for p in ("local(1)", "local(3)", "butterfly", "dense")]
-    print("B=1 H=16 N=16384", flush=True)
-    ab.forward_ab(variants, cases, rounds=args.rounds)
+        built[f"{where}+{cycles}"] = ab.kernels_of(variant(where, cycles),
+                                                   f"idle_{where}_{cycles}")
+    return built
 
 
 if __name__ == "__main__":
-    main()
+    ab.forward_ab_main(variants, {(1, 16, 16384): [(64, p, 0.0) for p in (
+        "local(1)", "local(3)", "butterfly", "dense")]})

@@ -30,12 +30,8 @@ Q's copy earlier, and one load fewer before the K/V copies alone is worth nothin
 (NOTES v55).
 """
 
-import os
-import shutil
-
 from benchmarks.sessions import ab
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUN = "        run_offset = _run_offset(FULL_IDX, full_start, n_full, LAYOUT_BLOCK, ROW_RUNS)\n"
 RUN_LOCAL1 = "        run_offset = gl.maximum(q_block - 1, 0) * LAYOUT_BLOCK  # local(1) only\n"
 INITS = '''        mbarrier.init(q_bar, count=1)
@@ -56,35 +52,22 @@ Q_FIRST = '''        mbarrier.init(q_bar, count=1)
 
 
 def variant(name: str, q_first: bool) -> str:
-    tree = f"/tmp/s54-early-{name}"
-    shutil.rmtree(tree, ignore_errors=True)
-    shutil.copytree(os.path.join(ROOT, "sparseflash"), os.path.join(tree, "sparseflash"),
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    path = os.path.join(tree, "sparseflash", "kernels", "hopper.py")
-    with open(path) as f:
-        text = f.read()
-    assert text.count(RUN) == 1 and text.count(INITS) == 1, "hopper.py moved: update the probe"
-    text = text.replace(RUN, RUN_LOCAL1)
-    if q_first:
-        text = text.replace(INITS, Q_FIRST)
-    with open(path, "w") as f:
-        f.write(text)
-    return tree
+    """A copy of this tree's package whose own forward takes `local(1)`'s first key from
+    its query block, and with ``q_first`` issues Q's copy before the K/V mbarriers' set-up."""
+    def edit(text):
+        assert text.count(RUN) == 1 and text.count(INITS) == 1, \
+            "hopper.py moved: update the probe"
+        text = text.replace(RUN, RUN_LOCAL1)
+        return text.replace(INITS, Q_FIRST) if q_first else text
+    return ab.edited_tree(f"/tmp/s54-early-{name}", edit)
 
 
-def main():
-    import argparse
-
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=2)
-    args = parser.parse_args()
-    variants = {"main": ab.kernels_of(None),
-                "k-early": ab.kernels_of(variant("k", False), "early_k"),
-                "k-early+q-first": ab.kernels_of(variant("kq", True), "early_kq")}
-    for B, N in ((1, 16384), (4, 4096)):
-        print(f"B={B} H=16 N={N}", flush=True)
-        ab.forward_ab(variants, [(64, "local(1)", 0.0)], rounds=args.rounds, B=B, N=N)
+def variants():
+    return {"main": ab.kernels_of(None),
+            "k-early": ab.kernels_of(variant("k", False), "early_k"),
+            "k-early+q-first": ab.kernels_of(variant("kq", True), "early_kq")}
 
 
 if __name__ == "__main__":
-    main()
+    ab.forward_ab_main(variants, {(1, 16, 16384): [(64, "local(1)", 0.0)],
+                                  (4, 16, 4096): [(64, "local(1)", 0.0)]})

@@ -28,12 +28,7 @@ dense +0.3%; Q, K and V `local(1)` +1.4%, `local(3)` -0.9%, `butterfly` +0.2%, d
 bit the same. Refuted: Q's copy is not slow for want of L2 (NOTES v55).
 """
 
-import os
-import shutil
-
 from benchmarks.sessions import ab
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 HELPERS = '''
     @gluon.jit
@@ -111,41 +106,25 @@ def _next_tiles(q, k, v, sched, full_idx):
 def variant(name: str, kv: bool) -> str:
     """A copy of this tree's package whose own forward prefetches the next program's Q
     tile (and with ``kv`` its first K and V tiles) into L2."""
-    tree = f"/tmp/s54-prefetch-{name}"
-    shutil.rmtree(tree, ignore_errors=True)
-    shutil.copytree(os.path.join(ROOT, "sparseflash"), os.path.join(tree, "sparseflash"),
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    path = os.path.join(tree, "sparseflash", "kernels", "hopper.py")
-    with open(path) as f:
-        text = f.read()
-    head, body = text.split("\n    @gluon.jit\n    def hopper_forward_kernel(", 1)
-    for piece in (ITEM, WAIT_Q, FORWARD):
-        assert body.count(piece) >= 1, f"hopper.py moved: update the probe ({piece!r})"
-    body = body.replace(ITEM, ITEM + NEXT.format(kv_loads=KV_LOADS if kv else ""), 1)
-    body = body.replace(WAIT_Q, PREFETCH.format(kv_prefetch=KV_PREFETCH if kv else "")
-                        + WAIT_Q, 1)
-    body = body.replace(FORWARD, TABLE, 1)
-    with open(path, "w") as f:
-        f.write(head + HELPERS + body + TABLE_FN)
-    return tree
+    def edit(text):
+        head, body = text.split("\n    @gluon.jit\n    def hopper_forward_kernel(", 1)
+        for piece in (ITEM, WAIT_Q, FORWARD):
+            assert body.count(piece) >= 1, f"hopper.py moved: update the probe ({piece!r})"
+        body = body.replace(ITEM, ITEM + NEXT.format(kv_loads=KV_LOADS if kv else ""), 1)
+        body = body.replace(WAIT_Q, PREFETCH.format(kv_prefetch=KV_PREFETCH if kv else "")
+                            + WAIT_Q, 1)
+        body = body.replace(FORWARD, TABLE, 1)
+        return head + HELPERS + body + TABLE_FN
+    return ab.edited_tree(f"/tmp/s54-prefetch-{name}", edit)
 
 
-def main():
-    import argparse
-
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=2)
-    args = parser.parse_args()
-    variants = {"main": ab.kernels_of(None),
-                "prefetch-q": ab.kernels_of(variant("q", False), "prefetch_q"),
-                "prefetch-qkv": ab.kernels_of(variant("qkv", True), "prefetch_qkv")}
-    # (Not random+global: its global rows are split, and the probe takes WS_LSE.)
-    cases = [(64, p, 0.0) for p in ("local(1)", "local(3)", "butterfly", "dense")]
-    for B, N in ((1, 16384), (4, 4096)):
-        print(f"B={B} H=16 N={N}", flush=True)
-        ab.forward_ab(variants, cases if N == 16384 else cases[:2], rounds=args.rounds,
-                      B=B, N=N)
+def variants():
+    return {"main": ab.kernels_of(None),
+            "prefetch-q": ab.kernels_of(variant("q", False), "prefetch_q"),
+            "prefetch-qkv": ab.kernels_of(variant("qkv", True), "prefetch_qkv")}
 
 
 if __name__ == "__main__":
-    main()
+    # (Not random+global: its global rows are split, and the probe takes WS_LSE.)
+    cases = [(64, p, 0.0) for p in ("local(1)", "local(3)", "butterfly", "dense")]
+    ab.forward_ab_main(variants, {(1, 16, 16384): cases, (4, 16, 4096): cases[:2]})

@@ -26,12 +26,7 @@ bit for bit the same. Refuted: the wait for the TMA store is not a cost that 16-
 stores save (NOTES v55).
 """
 
-import os
-import shutil
-
 from benchmarks.sessions import ab
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TMA = '''            if TMA_STORE and q_start + BLOCK_M <= N:
                 o_smem.store(out.to(dtype))
                 fence_async_shared()
@@ -53,33 +48,18 @@ STAGED = '''            if TMA_STORE:
 
 
 def variant() -> str:
-    tree = "/tmp/s54-store-staged"
-    shutil.rmtree(tree, ignore_errors=True)
-    shutil.copytree(os.path.join(ROOT, "sparseflash"), os.path.join(tree, "sparseflash"),
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    path = os.path.join(tree, "sparseflash", "kernels", "hopper.py")
-    with open(path) as f:
-        text = f.read()
-    assert text.count(TMA) == 1, "hopper.py moved: update the probe"
-    with open(path, "w") as f:
-        f.write(text.replace(TMA, STAGED))
-    return tree
+    """A copy of this tree's package whose ``store_rows`` stages O's 16-byte stores."""
+    def edit(text):
+        assert text.count(TMA) == 1, "hopper.py moved: update the probe"
+        return text.replace(TMA, STAGED)
+    return ab.edited_tree("/tmp/s54-store-staged", edit)
 
 
-def main():
-    import argparse
-
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=2)
-    args = parser.parse_args()
-    variants = {"main": ab.kernels_of(None), "staged": ab.kernels_of(variant(), "staged")}
-    cases = [(64, p, 0.0) for p in ("local(1)", "local(3)", "butterfly",
-                                    "local(1) | global(1) | random(2)", "dense")]
-    for B, N in ((1, 16384), (4, 4096)):
-        print(f"B={B} H=16 N={N}", flush=True)
-        ab.forward_ab(variants, cases if N == 16384 else cases[:2], rounds=args.rounds,
-                      B=B, N=N)
+def variants():
+    return {"main": ab.kernels_of(None), "staged": ab.kernels_of(variant(), "staged")}
 
 
 if __name__ == "__main__":
-    main()
+    cases = [(64, p, 0.0) for p in ("local(1)", "local(3)", "butterfly",
+                                    "local(1) | global(1) | random(2)", "dense")]
+    ab.forward_ab_main(variants, {(1, 16, 16384): cases, (4, 16, 4096): cases[:2]})
