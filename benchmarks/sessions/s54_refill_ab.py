@@ -17,7 +17,15 @@ serialised MMA.
 Prediction: dense 0.5-2% faster (its K waits were ~2% of its warps' samples in call 1),
 short rows 0-1%; outputs bit for bit the same.
 
-Result: (filled in from the call's log.)
+Result (call 10, log ``benchmarks/results/NVIDIA-H200-refill-ab-s54-call10.log``; best of
+three, old -> new, ms): `local(1)` 0.076 -> 0.074 (+2.9%; B=4, N=4K +2.6%), `local(3)`
++1.0% (+1.7%), `butterfly` 0.162 -> 0.154 (+4.9%), random+global +3.2%, dense 2.217 ->
+2.201 (+0.7%; 4K +1.2%), `causal` at 4K +1.3%; faster in every run, outputs bit for bit
+the same, the 46 D=64 GPU tests passed on it first (log ``-checks-refill-s54-call10.log``).
+Kept. Call 12 (``s54-call12.sh``, source samples on the new tree) found the loop's K/V
+copy waits unchanged and the waits for the MMAs down (dense 20.1% -> 15.2% of the warps'
+samples, `local(1)` 14.8% -> 11.1%): the gain is the refill's work running under the
+product, not earlier copies (NOTES v55).
 """
 
 from benchmarks.sessions import ab

@@ -471,9 +471,9 @@ if AVAILABLE:
         acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))[0]
         s = _scores_issue(q_smem, k_smem, k_bar, zero_s, j, STAGES)
         # Tile j-1's buffers are free (its P V and scores are done): refill them with tile
-        # j-1+STAGES under tile j's score product. After the softmax, a copy landed about
-        # when the loop needed it; here it has a softmax more of lead (0.7-4.9% faster,
-        # NOTES v55). (By the slot index computed above: 8 fewer instructions, v54.)
+        # j-1+STAGES under tile j's score product, whose wait the refill's work then fills
+        # (after the softmax it sat on the warps' path: 0.7-4.9% slower, NOTES v55). (By
+        # the slot index computed above: 8 fewer instructions, v54.)
         _issue_kv_at(k_desc, v_desc, k_smem, v_smem, k_bar, v_bar, FULL_IDX, PART_IDX,
                      j - 1 + STAGES, prev, prev, n_full, n_tiles, full_start, part_start,
                      run_offset, k_row0, LAYOUT_BLOCK, BLOCK_N, ROW_RUNS, HAS_PARTIAL)
