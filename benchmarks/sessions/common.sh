@@ -37,6 +37,30 @@ sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', 'tests/test_gpu.py', '-k',
     tail -3 $LOGS/$1.log
 }
 
+# d64_forward_checks: as step `checks`, the 46 D=64 forward GPU tests against float64 that
+# sessions 52-54 ran on every change to hopper's own D=64 forward (~3 minutes).
+d64_forward_checks() {
+    step checks python -m pytest -q -p no:cacheprovider tests/test_gpu.py -k \
+        "(gluon_forward_against or own_forward_filling or d64_forward_choice or test_against_float64) and D64 and not test_tma"
+}
+
+# forward_stall_sites: Nsight Compute's source page (warp stall samples by SASS instruction)
+# of hopper's own D=64 forward on s53_ncu_issue.py's cases, saved as $RES/source.csv.gz and
+# summarised by s54_stall_sites.py as step `sites` (where its long-scoreboard stalls sit).
+forward_stall_sites() {
+    local ncu
+    ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+    step ncu "$ncu" --clock-control none --profile-from-start off \
+        --kernel-name regex:"hopper_forward_kernel" \
+        --section WarpStateStats --section SourceCounters --import-source yes \
+        -o $RES/sass python benchmarks/sessions/s53_ncu_issue.py
+    step source "$ncu" --import $RES/sass.ncu-rep --page source --print-source sass --csv
+    cp $LOGS/source.log $RES/source.csv
+    step sites python benchmarks/sessions/s54_stall_sites.py $RES/source.csv 30
+    cat $LOGS/sites.log
+    rm -f $RES/sass.ncu-rep
+}
+
 # The LRA harness as the session scripts run it (one data, checkpoint and results folder per
 # call), and the Pathfinder-32 recipe of the Nystromformer paper's LRA code (Xiong et al.
 # 2021, lra_config.py: 2 layers, lr 1e-4, batch 256, 312 warmup steps, linear decay,

@@ -8,6 +8,6 @@ nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
 old_tree .carry/s52-old.tar
 step coords-ab python benchmarks/sessions/s52_coords_ab.py $OLD --rounds 2
 cat $LOGS/coords-ab.log
-step checks python -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "(gluon_forward_against or own_forward_filling or d64_forward_choice or test_against_float64) and D64 and not test_tma"
+d64_forward_checks
 tail -5 $LOGS/checks.log
 pack

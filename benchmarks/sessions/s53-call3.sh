@@ -5,6 +5,6 @@ source benchmarks/sessions/common.sh
 BUDGET=400
 NOTE="s53 call 3 (benchmarks/sessions/s53-call3.sh)"
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
-step checks python -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "(gluon_forward_against or own_forward_filling or d64_forward_choice or test_against_float64) and D64 and not test_tma"
+d64_forward_checks
 tail -5 $LOGS/checks.log
 pack

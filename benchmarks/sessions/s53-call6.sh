@@ -8,6 +8,6 @@ nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
 old_tree .carry/s53-old.tar
 step inval-ab python benchmarks/sessions/s53_inval_ab.py $OLD --rounds 2
 grep -E "best|B=" $LOGS/inval-ab.log
-step checks python -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "(gluon_forward_against or own_forward_filling or d64_forward_choice or test_against_float64) and D64 and not test_tma"
+d64_forward_checks
 tail -3 $LOGS/checks.log
 pack
