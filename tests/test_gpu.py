@@ -5,6 +5,8 @@ masked-softmax reference and passes when the kernel's error is at most twice tha
 same reference run in the input dtype (plus a small atol), as flash-attention's tests do.
 """
 
+import math
+
 import pytest
 import torch
 
@@ -77,7 +79,6 @@ def _check_against_float64(case, dtype, dropout_p=0.0):
         kpm[0] = True
     layout = sparseflash.compile_layout(pattern, N, kv_seq_len=Nk, block=block, num_heads=Hq,
                                         device="cuda")
-    mask = layout.to_dense()
     drop = {}
     if dropout_p > 0:
         # The seed attention() will draw: the same generator state, drawn here first.
@@ -91,6 +92,15 @@ def _check_against_float64(case, dtype, dropout_p=0.0):
                                  torch.arange(N, device="cuda")[:, None],
                                  torch.arange(Nk, device="cuda")[None, :])
         drop = dict(dropout_keep=keep, dropout_p=dropout_p)
+    _assert_matches_float64(q, k, v, do, layout, kpm, dropout_p, drop)
+
+
+def _assert_matches_float64(q, k, v, do, layout, kpm=None, dropout_p=0.0, drop=None):
+    """sparseflash's output and gradients (for output gradient ``do``) within twice the
+    error of the masked-softmax reference run in the inputs' dtype (plus 2e-3), both
+    against the reference in float64; ``drop``: the references' dropout arguments."""
+    drop = drop or {}
+    mask = layout.to_dense()
     inputs = [t.clone().requires_grad_() for t in (q, k, v)]
     out = sparseflash.attention(*inputs, layout, backend="triton", key_padding_mask=kpm,
                                 dropout_p=dropout_p)
@@ -169,6 +179,40 @@ GLUON_CASES = CASES[:4] + [
 def test_gluon_forward_against_float64(case, dtype, monkeypatch):
     from sparseflash.kernels import hopper
     _check_gluon_kernel(hopper, "forward", "the Gluon forward", case, dtype, monkeypatch)
+
+
+# Scores that rise along the keys, for every other eight query rows by more than
+# hopper.RESCALE_SLACK (base 2) from tile to tile and for the rest within it: rows r and
+# r+8 share a thread of the MMA's accumulator, so the lazy rescale's branch is taken for
+# one row of a thread and not for the other, on full tiles, causal diagonals and a table
+# walk.
+RISING_CASES = [("dense", 1024), ("causal", 1000), ("local(2) | global(1) | butterfly", 2048)]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("pattern,n", RISING_CASES, ids=[c[0] for c in RISING_CASES])
+def test_gluon_forward_rising_scores_against_float64(pattern, n, dtype, monkeypatch):
+    from sparseflash.kernels import hopper
+    calls = _watch_gluon_kernel(hopper, "forward", "the Gluon forward", monkeypatch)
+    monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
+    gen = torch.Generator(device="cuda").manual_seed(n)
+    q, k, v, do = (torch.randn(1, 4, n, 64, device="cuda", generator=gen) for _ in range(4))
+    rows = torch.arange(n, device="cuda")
+    big = (rows // 8) % 2 == 1
+    q = q * torch.where(big, 4.0, 0.25)[:, None]
+    k = k * (0.25 + 3.0 * rows / n)[:, None]
+    q, k, v, do = (t.to(dtype) for t in (q, k, v, do))
+    if n % 128 == 0:
+        # The data do what the test is for: along dense rows' tiles, most of the big rows'
+        # running maxima move by more than the slack after the first tile (~95% on a CPU
+        # draw), the small rows' never.
+        scores = (q.double() @ k.double().transpose(-1, -2)) * 64 ** -0.5 / math.log(2)
+        running = scores.unflatten(-1, (-1, 128)).amax(-1).cummax(-1).values
+        moved = (running[..., 1:] > running[..., :-1] + hopper.RESCALE_SLACK).any(-1)
+        assert moved[..., big].float().mean() > 0.5 and not moved[..., ~big].any()
+    layout = sparseflash.compile_layout(pattern, n, block=128, device="cuda")
+    _assert_matches_float64(q, k, v, do, layout)
+    assert calls, "the Gluon forward did not run"
 
 
 def _watch_gluon_kernel(module, launcher, name, monkeypatch) -> list:

@@ -71,6 +71,8 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False, fill=
                   HAS_PADDING=padded, TMA_STORE=hopper.TMA_STORE, FILL=fill,
                   ANTICAUSAL=bool(has_partial and anticausal),
                   P_F32=hopper.carries_p_f32(has_partial, padded, anticausal),
+                  LAZY_RESCALE=hopper.LAZY_RESCALE and d == 64,
+                  RESCALE_SLACK=hopper.RESCALE_SLACK,
                   num_warps=hopper.NUM_WARPS)
     if broadcast:
         for name in ("LAYOUT_HEADS", "GROUP"):

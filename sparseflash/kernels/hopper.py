@@ -72,16 +72,48 @@ BLOCK_M, BLOCK_N, STAGES, NUM_WARPS = 128, 128, 3, 8
 #: Output tiles wholly inside the sequence leave through Q's shared buffer by the copy
 #: engine (one asynchronous store) instead of the threads' scattered pointer stores.
 TMA_STORE = True
+#: The running maximum of a row's online softmax moves only when a tile's maximum passes
+#: it by more than :data:`RESCALE_SLACK` (base 2), as FlashAttention-4 does (Dao et al.,
+#: 2025): a tile whose maximum stays within the slack adds probabilities of up to
+#: 2^RESCALE_SLACK against the old maximum (exact: the sum carries the same scale), and a
+#: thread whose two rows both keep their maxima skips the 32 multiplications that rescale
+#: its share of the output (:func:`_rescale_rows`). The D=64 forward's trip is bound by
+#: its instruction issue (NOTES v23), of which those are 7%.
+LAZY_RESCALE = True
+RESCALE_SLACK = 8.0
 #: Whether equal rows fill the last wave of the grid (two programs an SM): where
 #: :func:`fill_plan` finds it worth it, the last (batch, head) groups' programs run as
 #: chunks after every whole one, their results merged afterwards, as
 #: ``hopper_pingpong.FILL_LAST_WAVE`` fills the persistent forward's.
 FILL_LAST_WAVE = True
 
+
+
+def _rescale_asm(n: int) -> str:
+    """PTX for :func:`_rescale_rows` on ``n`` accumulator elements a thread: operands 0 to
+    n-1 the elements (tied to inputs n to 2n-1), 2n to 3n-1 each one's row factor. The
+    elements are multiplied only if the factor of element 0 or 2 is not 1: those are the
+    thread's two rows (an MMA accumulator's thread holds rows r and r+8, two
+    neighbouring columns of each: elements 0-1 row r, 2-3 row r+8, and so on; the SASS
+    compare reads the same register for elements 0 and 1)."""
+    test = [f"setp.neu.f32 keep, ${2 * n}, 0f3F800000;",
+            f"setp.neu.f32 other, ${2 * n + 2}, 0f3F800000;", "or.pred keep, keep, other;"]
+    scale = [f"mul.f32 ${i}, ${i}, ${2 * n + i};" for i in range(n)]
+    return "\n".join(["{", ".reg .pred keep, other;", *test, "@!keep bra.uni done;", *scale,
+                      "done:", "}"])
+
+
+def _rescale_constraints(n: int) -> str:
+    """:func:`_rescale_asm`'s constraints: n outputs, n inputs tied to them, n factors."""
+    return ",".join(["=r"] * n + [str(i) for i in range(n)] + ["r"] * n)
+
+
 if AVAILABLE:
     #: A barrier of the calling partition's threads (a warp group's, in a warp-specialised
     #: kernel; Triton 3.6 names it thread_barrier, later ones barrier).
     sync_partition = getattr(gl, "thread_barrier", None) or gl.barrier
+    _RESCALE_ASM_32 = gl.constexpr(_rescale_asm(32))
+    _RESCALE_CONSTRAINTS_32 = gl.constexpr(_rescale_constraints(32))
 
     @gluon.jit
     def _coords_at(pid, pid_g, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
@@ -432,13 +464,21 @@ if AVAILABLE:
         return s
 
     @gluon.jit
-    def _softmax_step(s, m_i, l_i, qk_scale, GUARD: gl.constexpr):
+    def _softmax_step(s, m_i, l_i, qk_scale, GUARD: gl.constexpr, LAZY: gl.constexpr = False,
+                      SLACK: gl.constexpr = 8.0):
         """Online softmax of one score tile, as the Triton forward: the maximum over raw
         scores, scaled once per row (base 2). Returns the tile's probabilities, the new
         maxima and sums, and the factor that rescales what came before. With ``GUARD``
         (layouts with partial blocks, whose masks can leave a row with nothing so far) a
-        row at -inf shifts by 0 so that exp2 gives 0, not NaN."""
-        m_new = gl.maximum(m_i, gl.max(s, 1) * qk_scale)
+        row at -inf shifts by 0 so that exp2 gives 0, not NaN. With ``LAZY``
+        (:data:`LAZY_RESCALE`) a row keeps its maximum unless the tile's passes it by more
+        than ``SLACK``: its factor is then exactly 1 and its probabilities at most
+        2^SLACK. (A row at -inf always moves: -inf + SLACK is -inf.)"""
+        m_tile = gl.max(s, 1) * qk_scale
+        if LAZY:
+            m_new = gl.where(m_tile > m_i + SLACK, m_tile, m_i)
+        else:
+            m_new = gl.maximum(m_i, m_tile)
         if GUARD:
             m_shift = gl.where(m_new == float("-inf"), 0.0, m_new)
         else:
@@ -448,6 +488,22 @@ if AVAILABLE:
         return p, m_new, l_i * alpha + gl.sum(p, 1), alpha
 
     @gluon.jit
+    def _rescale_rows(acc, alpha, o_layout: gl.constexpr, LAZY: gl.constexpr = False):
+        """``acc`` (BLOCK_M, D) with each row times its factor ``alpha`` (BLOCK_M, the
+        softmax's rows); with ``LAZY`` (:func:`_softmax_step`'s, whose factors are mostly
+        exactly 1) a thread skips the multiplications where its rows' factors are 1."""
+        factor = gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
+        if LAZY:
+            gl.static_assert(acc.shape[0] * acc.shape[1] == 32 * gl.num_warps() * 32,
+                             "the lazy rescale's PTX is for 32 elements a thread (D=64)")
+            factor, acc = gl.broadcast(factor, acc)
+            return gl.inline_asm_elementwise(_RESCALE_ASM_32, _RESCALE_CONSTRAINTS_32,
+                                             [acc, factor], dtype=gl.float32, is_pure=True,
+                                             pack=32)
+        else:
+            return acc * factor
+
+    @gluon.jit
     def _step(acc, p, m_i, l_i, j, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s, k_desc,
               v_desc, FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles, full_start, part_start,
               run_offset, k_row0, q_start, Nk, qk_scale, kpm_row, first_padding,
@@ -455,7 +511,8 @@ if AVAILABLE:
               STAGES: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
               MASKED: gl.constexpr, PADDED: gl.constexpr, ANTICAUSAL: gl.constexpr,
               s_layout: gl.constexpr, o_layout: gl.constexpr, p_layout: gl.constexpr,
-              P_F32: gl.constexpr = False):
+              P_F32: gl.constexpr = False, LAZY: gl.constexpr = False,
+              SLACK: gl.constexpr = 8.0):
         """One trip of the loop: tile j-1's ``P V`` into ``acc``, then tile j's scores and
         softmax (``MASKED``: tile j is a partial block's; ``PADDED``: its padding keys
         masked, :func:`mask_padding`); refills tile j-1's buffers with tile j-1+STAGES
@@ -484,8 +541,9 @@ if AVAILABLE:
                              run_offset, kpm_row, first_padding, Nk, LAYOUT_BLOCK, BLOCK_N,
                              ROW_RUNS, HAS_PARTIAL, s_layout)
         # A masked tile (partial or padded) can leave a row at -inf: the guard.
-        p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, MASKED or PADDED)
-        acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
+        p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, MASKED or PADDED, LAZY,
+                                           SLACK)
+        acc = _rescale_rows(acc, alpha, o_layout, LAZY)
         if not P_F32:
             p = gl.convert_layout(p.to(k_desc.dtype), p_layout)
         return acc, p, m_i, l_i
@@ -498,7 +556,8 @@ if AVAILABLE:
                     BLOCK_N: gl.constexpr, STAGES: gl.constexpr, ROW_RUNS: gl.constexpr,
                     HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr,
                     ANTICAUSAL: gl.constexpr, P_F32: gl.constexpr, s_layout: gl.constexpr,
-                    o_layout: gl.constexpr, p_layout: gl.constexpr):
+                    o_layout: gl.constexpr, p_layout: gl.constexpr,
+                    LAZY: gl.constexpr = False, SLACK: gl.constexpr = 8.0):
         """A query tile's walk of ``n_tiles`` (> 0) key tiles up to its last tile's
         softmax: every tile's scores and every ``P V`` but the last, whose P it returns
         (``p_layout``, the inputs' dtype) with ``acc, m_i, l_i``. Its first ``STAGES - 1``
@@ -530,7 +589,7 @@ if AVAILABLE:
                 part_start, run_offset, k_row0, q_start, Nk, qk_scale, kpm_row,
                 first_padding, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, ROW_RUNS,
                 HAS_PARTIAL, False, HAS_PADDING, ANTICAUSAL, s_layout, o_layout,
-                p_layout, P_F32)
+                p_layout, P_F32, LAZY, SLACK)
         if HAS_PARTIAL:
             if P_F32:
                 p = gl.convert_layout(p.to(dtype), p_layout)
@@ -541,7 +600,7 @@ if AVAILABLE:
                     full_start, part_start, run_offset, k_row0, q_start, Nk, qk_scale,
                     kpm_row, first_padding, LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES,
                     ROW_RUNS, HAS_PARTIAL, True, HAS_PADDING, ANTICAUSAL, s_layout,
-                    o_layout, p_layout)
+                    o_layout, p_layout, False, LAZY, SLACK)
         return acc, p, m_i, l_i
 
     @gluon.jit
@@ -554,7 +613,7 @@ if AVAILABLE:
             D: gl.constexpr, STAGES: gl.constexpr, ROW_RUNS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, TMA_STORE: gl.constexpr,
             FILL: gl.constexpr, ANTICAUSAL: gl.constexpr, P_F32: gl.constexpr,
-            num_warps: gl.constexpr):
+            LAZY_RESCALE: gl.constexpr, RESCALE_SLACK: gl.constexpr, num_warps: gl.constexpr):
         """Program (schedule entry, query tile) x (batch, head repeat), as the Triton
         forward's, on a (programs, ``REP`` head repeats, batch) grid (:func:`_own_item`);
         ``GROUP`` query heads share a key head (H // H_KV). q/k/v/o_desc: descriptors over
@@ -628,7 +687,7 @@ if AVAILABLE:
                 FULL_IDX, PART_IDX, PART_CODE, n_full, n_tiles, full_start, part_start,
                 run_offset, k_row0, q_start, Nk, qk_scale, kpm_row, first_padding,
                 LAYOUT_BLOCK, BLOCK_M, BLOCK_N, STAGES, ROW_RUNS, HAS_PARTIAL, HAS_PADDING,
-                ANTICAUSAL, P_F32, s_layout, o_layout, p_layout)
+                ANTICAUSAL, P_F32, s_layout, o_layout, p_layout, LAZY_RESCALE, RESCALE_SLACK)
             last = n_tiles - 1
             mbarrier.wait(v_bar.index(last % STAGES), (last // STAGES) & 1)
             acc = warpgroup_mma(p, v_smem.index(last % STAGES), acc, is_async=True)
@@ -896,7 +955,8 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
         LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
         ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         TMA_STORE=TMA_STORE, FILL=chunks > 1, ANTICAUSAL=bool(has_partial and anticausal),
-        P_F32=own_p_f32, num_warps=NUM_WARPS, **compile_options(D))
+        P_F32=own_p_f32, LAZY_RESCALE=LAZY_RESCALE and D == 64, RESCALE_SLACK=RESCALE_SLACK,
+        num_warps=NUM_WARPS, **compile_options(D))
     return BoundForward(launch, BLOCK_M, fill=fill)
 
 
