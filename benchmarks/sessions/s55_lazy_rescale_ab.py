@@ -16,6 +16,10 @@ the trip's time issue-bound), short rows (3 tiles, a rescale only from tile 1) 0
 The inputs are standard normal: after the first tile a row's maximum almost never moves
 by 8, so this is the lazy form's common case.
 
+Call 2 adds the form in which the warp votes (``warp``: any thread's rows moved, then a
+uniform branch): ptxas then keeps the loop free of the reconvergence barrier (BSSY/BSYNC)
+that the thread's own branch (``thread``) put around most of the trip.
+
 Result: see NOTES v56.
 """
 
@@ -25,5 +29,5 @@ from sparseflash.kernels import hopper
 if __name__ == "__main__":
     cases = [(64, p, 0.0) for p in ("local(1)", "local(3)", "butterfly",
                                     "local(1) | global(1) | random(2)", "dense", "causal")]
-    ab.knob_ab_main(hopper, "LAZY_RESCALE", {"exact": False, "lazy": True}, cases,
+    ab.knob_ab_main(hopper, "LAZY_RESCALE", {"exact": 0, "thread": 1, "warp": 2}, cases,
                     forward=True, shapes={(1, 16, 16384): cases, (4, 16, 4096): cases[:2]})

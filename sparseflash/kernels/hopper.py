@@ -79,7 +79,7 @@ TMA_STORE = True
 #: thread whose two rows both keep their maxima skips the 32 multiplications that rescale
 #: its share of the output (:func:`_rescale_rows`). The D=64 forward's trip is bound by
 #: its instruction issue (NOTES v23), of which those are 7%.
-LAZY_RESCALE = True
+LAZY_RESCALE = 2
 RESCALE_SLACK = 8.0
 #: Whether equal rows fill the last wave of the grid (two programs an SM): where
 #: :func:`fill_plan` finds it worth it, the last (batch, head) groups' programs run as
@@ -89,18 +89,22 @@ FILL_LAST_WAVE = True
 
 
 
-def _rescale_asm(n: int) -> str:
+def _rescale_asm(n: int, warp: bool) -> str:
     """PTX for :func:`_rescale_rows` on ``n`` accumulator elements a thread: operands 0 to
     n-1 the elements (tied to inputs n to 2n-1), 2n to 3n-1 each one's row factor. The
     elements are multiplied only if the factor of element 0 or 2 is not 1: those are the
     thread's two rows (an MMA accumulator's thread holds rows r and r+8, two
     neighbouring columns of each: elements 0-1 row r, 2-3 row r+8, and so on; the SASS
-    compare reads the same register for elements 0 and 1)."""
+    compare reads the same register for elements 0 and 1). ``warp``: the test is the
+    warp's (any thread's rows), so that the branch is uniform; else each thread's own."""
     test = [f"setp.neu.f32 keep, ${2 * n}, 0f3F800000;",
             f"setp.neu.f32 other, ${2 * n + 2}, 0f3F800000;", "or.pred keep, keep, other;"]
+    if warp:
+        test += ["vote.sync.any.pred keep, keep, 0xffffffff;", "@!keep bra.uni done;"]
+    else:
+        test += ["@!keep bra done;"]
     scale = [f"mul.f32 ${i}, ${i}, ${2 * n + i};" for i in range(n)]
-    return "\n".join(["{", ".reg .pred keep, other;", *test, "@!keep bra.uni done;", *scale,
-                      "done:", "}"])
+    return "\n".join(["{", ".reg .pred keep, other;", *test, *scale, "done:", "}"])
 
 
 def _rescale_constraints(n: int) -> str:
@@ -112,7 +116,8 @@ if AVAILABLE:
     #: A barrier of the calling partition's threads (a warp group's, in a warp-specialised
     #: kernel; Triton 3.6 names it thread_barrier, later ones barrier).
     sync_partition = getattr(gl, "thread_barrier", None) or gl.barrier
-    _RESCALE_ASM_32 = gl.constexpr(_rescale_asm(32))
+    _RESCALE_ASM_32 = gl.constexpr(_rescale_asm(32, False))
+    _RESCALE_WARP_ASM_32 = gl.constexpr(_rescale_asm(32, True))
     _RESCALE_CONSTRAINTS_32 = gl.constexpr(_rescale_constraints(32))
 
     @gluon.jit
@@ -497,9 +502,14 @@ if AVAILABLE:
             gl.static_assert(acc.shape[0] * acc.shape[1] == 32 * gl.num_warps() * 32,
                              "the lazy rescale's PTX is for 32 elements a thread (D=64)")
             factor, acc = gl.broadcast(factor, acc)
-            return gl.inline_asm_elementwise(_RESCALE_ASM_32, _RESCALE_CONSTRAINTS_32,
-                                             [acc, factor], dtype=gl.float32, is_pure=True,
-                                             pack=32)
+            if LAZY == 2:
+                return gl.inline_asm_elementwise(_RESCALE_WARP_ASM_32, _RESCALE_CONSTRAINTS_32,
+                                                 [acc, factor], dtype=gl.float32,
+                                                 is_pure=True, pack=32)
+            else:
+                return gl.inline_asm_elementwise(_RESCALE_ASM_32, _RESCALE_CONSTRAINTS_32,
+                                                 [acc, factor], dtype=gl.float32,
+                                                 is_pure=True, pack=32)
         else:
             return acc * factor
 
@@ -955,7 +965,7 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
         LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
         ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         TMA_STORE=TMA_STORE, FILL=chunks > 1, ANTICAUSAL=bool(has_partial and anticausal),
-        P_F32=own_p_f32, LAZY_RESCALE=LAZY_RESCALE and D == 64, RESCALE_SLACK=RESCALE_SLACK,
+        P_F32=own_p_f32, LAZY_RESCALE=LAZY_RESCALE if D == 64 else 0, RESCALE_SLACK=RESCALE_SLACK,
         num_warps=NUM_WARPS, **compile_options(D))
     return BoundForward(launch, BLOCK_M, fill=fill)
 
