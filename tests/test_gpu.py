@@ -184,13 +184,15 @@ def test_gluon_forward_against_float64(case, dtype, monkeypatch):
 # Scores that rise along the keys, for every other eight query rows by more than
 # hopper.RESCALE_SLACK (base 2) from tile to tile and for the rest within it: rows r and
 # r+8 share a thread of the MMA's accumulator, so the lazy rescale's branch is taken for
-# one row of a thread and not for the other, on full tiles, causal diagonals and a table
-# walk.
-RISING_CASES = [("dense", 1024), ("causal", 1000), ("local(2) | global(1) | butterfly", 2048)]
+# one row of a thread and not for the other, on the layouts with partial blocks that take
+# it (hopper.lazy_rescale: causal diagonals, a ragged end, a table walk), and on dense rows
+# (the exact rescale) with the same scores.
+RISING_CASES = [("causal", 1024), ("causal", 1000), ("bigbird & causal", 2048),
+                ("dense", 1024)]
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-@pytest.mark.parametrize("pattern,n", RISING_CASES, ids=[c[0] for c in RISING_CASES])
+@pytest.mark.parametrize("pattern,n", RISING_CASES, ids=[f"{p}-{n}" for p, n in RISING_CASES])
 def test_gluon_forward_rising_scores_against_float64(pattern, n, dtype, monkeypatch):
     from sparseflash.kernels import hopper
     calls = _watch_gluon_kernel(hopper, "forward", "the Gluon forward", monkeypatch)
@@ -200,17 +202,19 @@ def test_gluon_forward_rising_scores_against_float64(pattern, n, dtype, monkeypa
     rows = torch.arange(n, device="cuda")
     big = (rows // 8) % 2 == 1
     q = q * torch.where(big, 4.0, 0.25)[:, None]
-    k = k * (0.25 + 3.0 * rows / n)[:, None]
+    k = k * (0.25 + 4.0 * rows / n)[:, None]
     q, k, v, do = (t.to(dtype) for t in (q, k, v, do))
+    layout = sparseflash.compile_layout(pattern, n, block=128, device="cuda")
     if n % 128 == 0:
-        # The data do what the test is for: along dense rows' tiles, most of the big rows'
-        # running maxima move by more than the slack after the first tile (~95% on a CPU
-        # draw), the small rows' never.
+        # The data do what the test is for: along the rows' tiles in key order, most of the
+        # big rows' running maxima move by more than the slack after their first tile (65%
+        # on `causal`, 69% on `bigbird & causal`, 99.9% dense, on CPU draws), the small
+        # rows' never.
         scores = (q.double() @ k.double().transpose(-1, -2)) * 64 ** -0.5 / math.log(2)
+        scores = scores.masked_fill(~layout.to_dense().bool(), float("-inf"))
         running = scores.unflatten(-1, (-1, 128)).amax(-1).cummax(-1).values
         moved = (running[..., 1:] > running[..., :-1] + hopper.RESCALE_SLACK).any(-1)
         assert moved[..., big].float().mean() > 0.5 and not moved[..., ~big].any()
-    layout = sparseflash.compile_layout(pattern, n, block=128, device="cuda")
     _assert_matches_float64(q, k, v, do, layout)
     assert calls, "the Gluon forward did not run"
 

@@ -71,7 +71,8 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False, fill=
                   HAS_PADDING=padded, TMA_STORE=hopper.TMA_STORE, FILL=fill,
                   ANTICAUSAL=bool(has_partial and anticausal),
                   P_F32=hopper.carries_p_f32(has_partial, padded, anticausal),
-                  LAZY_RESCALE=hopper.LAZY_RESCALE if d == 64 else 0,
+                  LAZY_RESCALE=hopper.lazy_rescale(d, hopper.carries_p_f32(has_partial, padded,
+                                                                          anticausal)),
                   RESCALE_SLACK=hopper.RESCALE_SLACK,
                   num_warps=hopper.NUM_WARPS)
     if broadcast:

@@ -77,9 +77,11 @@ TMA_STORE = True
 #: 2025): a tile whose maximum stays within the slack adds probabilities of up to
 #: 2^RESCALE_SLACK against the old maximum (exact: the sum carries the same scale), and a
 #: thread whose two rows both keep their maxima skips the 32 multiplications that rescale
-#: its share of the output (:func:`_rescale_rows`). The D=64 forward's trip is bound by
-#: its instruction issue (NOTES v23), of which those are 7%.
-LAZY_RESCALE = 2
+#: its share of the output (:func:`_rescale_rows`). Only where the D=64 forward carries P
+#: in float32 (:func:`carries_p_f32`: layouts with partial blocks, such as ``causal``),
+#: where it measured 2.7-3.8% faster on ``causal``; on layouts of full blocks it moved
+#: the time by -0.7% to +0.9%, and is off (NOTES v56).
+LAZY_RESCALE = True
 RESCALE_SLACK = 8.0
 #: Whether equal rows fill the last wave of the grid (two programs an SM): where
 #: :func:`fill_plan` finds it worth it, the last (batch, head) groups' programs run as
@@ -89,20 +91,17 @@ FILL_LAST_WAVE = True
 
 
 
-def _rescale_asm(n: int, warp: bool) -> str:
+def _rescale_asm(n: int) -> str:
     """PTX for :func:`_rescale_rows` on ``n`` accumulator elements a thread: operands 0 to
     n-1 the elements (tied to inputs n to 2n-1), 2n to 3n-1 each one's row factor. The
     elements are multiplied only if the factor of element 0 or 2 is not 1: those are the
     thread's two rows (an MMA accumulator's thread holds rows r and r+8, two
     neighbouring columns of each: elements 0-1 row r, 2-3 row r+8, and so on; the SASS
-    compare reads the same register for elements 0 and 1). ``warp``: the test is the
-    warp's (any thread's rows), so that the branch is uniform; else each thread's own."""
+    compare reads the same register for elements 0 and 1). The branch is the thread's
+    own (the warp's vote, a uniform branch, measured no better: NOTES v56)."""
     test = [f"setp.neu.f32 keep, ${2 * n}, 0f3F800000;",
-            f"setp.neu.f32 other, ${2 * n + 2}, 0f3F800000;", "or.pred keep, keep, other;"]
-    if warp:
-        test += ["vote.sync.any.pred keep, keep, 0xffffffff;", "@!keep bra.uni done;"]
-    else:
-        test += ["@!keep bra done;"]
+            f"setp.neu.f32 other, ${2 * n + 2}, 0f3F800000;", "or.pred keep, keep, other;",
+            "@!keep bra done;"]
     scale = [f"mul.f32 ${i}, ${i}, ${2 * n + i};" for i in range(n)]
     return "\n".join(["{", ".reg .pred keep, other;", *test, *scale, "done:", "}"])
 
@@ -116,8 +115,7 @@ if AVAILABLE:
     #: A barrier of the calling partition's threads (a warp group's, in a warp-specialised
     #: kernel; Triton 3.6 names it thread_barrier, later ones barrier).
     sync_partition = getattr(gl, "thread_barrier", None) or gl.barrier
-    _RESCALE_ASM_32 = gl.constexpr(_rescale_asm(32, False))
-    _RESCALE_WARP_ASM_32 = gl.constexpr(_rescale_asm(32, True))
+    _RESCALE_ASM_32 = gl.constexpr(_rescale_asm(32))
     _RESCALE_CONSTRAINTS_32 = gl.constexpr(_rescale_constraints(32))
 
     @gluon.jit
@@ -502,14 +500,9 @@ if AVAILABLE:
             gl.static_assert(acc.shape[0] * acc.shape[1] == 32 * gl.num_warps() * 32,
                              "the lazy rescale's PTX is for 32 elements a thread (D=64)")
             factor, acc = gl.broadcast(factor, acc)
-            if LAZY == 2:
-                return gl.inline_asm_elementwise(_RESCALE_WARP_ASM_32, _RESCALE_CONSTRAINTS_32,
-                                                 [acc, factor], dtype=gl.float32,
-                                                 is_pure=True, pack=32)
-            else:
-                return gl.inline_asm_elementwise(_RESCALE_ASM_32, _RESCALE_CONSTRAINTS_32,
-                                                 [acc, factor], dtype=gl.float32,
-                                                 is_pure=True, pack=32)
+            return gl.inline_asm_elementwise(_RESCALE_ASM_32, _RESCALE_CONSTRAINTS_32,
+                                             [acc, factor], dtype=gl.float32, is_pure=True,
+                                             pack=32)
         else:
             return acc * factor
 
@@ -641,7 +634,8 @@ if AVAILABLE:
         never read. ``ANTICAUSAL``: the layout may have anti-causal partial blocks (False
         leaves their mask's branch out, which made ptxas spill at D=64). ``P_F32``
         (:func:`carries_p_f32`): the full tiles' loop carries P in float32, cast at the top
-        of a trip (``_step``).
+        of a trip (``_step``). ``LAZY_RESCALE`` (:func:`lazy_rescale`): a row's maximum
+        moves only past ``RESCALE_SLACK`` (:data:`LAZY_RESCALE`).
 
         The loop runs tile j's ``P V`` before tile j+1's scores (the first tile's scores
         peeled off ahead of it), each MMA waited at once; the buffers of tile j are
@@ -919,6 +913,12 @@ def carries_p_f32(has_partial: bool, has_padding: bool, anticausal: bool) -> boo
     return bool(has_partial) and not has_padding and not anticausal
 
 
+def lazy_rescale(head_dim: int, p_f32: bool) -> bool:
+    """Whether :func:`hopper_forward_kernel` takes :data:`LAZY_RESCALE` (its constexpr of
+    that name) at this head dim, carrying P in float32 or not (:func:`carries_p_f32`)."""
+    return bool(LAZY_RESCALE) and head_dim == 64 and p_f32
+
+
 def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
                  row_runs, has_partial, has_padding=False, stride_kpm_b=0,
                  stride_lim_b=0, has_dropout=False, row_blocks=0,
@@ -965,7 +965,7 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
         LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
         ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         TMA_STORE=TMA_STORE, FILL=chunks > 1, ANTICAUSAL=bool(has_partial and anticausal),
-        P_F32=own_p_f32, LAZY_RESCALE=LAZY_RESCALE if D == 64 else 0, RESCALE_SLACK=RESCALE_SLACK,
+        P_F32=own_p_f32, LAZY_RESCALE=lazy_rescale(D, own_p_f32), RESCALE_SLACK=RESCALE_SLACK,
         num_warps=NUM_WARPS, **compile_options(D))
     return BoundForward(launch, BLOCK_M, fill=fill)
 
