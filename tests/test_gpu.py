@@ -184,9 +184,9 @@ def test_gluon_forward_against_float64(case, dtype, monkeypatch):
 # Scores that rise along the keys, for every other eight query rows by more than
 # hopper.RESCALE_SLACK (base 2) from tile to tile and for the rest within it: rows r and
 # r+8 share a thread of the MMA's accumulator, so the lazy rescale's branch is taken for
-# one row of a thread and not for the other, on the layouts with partial blocks that take
-# it (hopper.lazy_rescale: causal diagonals, a ragged end, a table walk), and on dense rows
-# (the exact rescale) with the same scores.
+# one row of a thread and not for the other, on layouts with partial blocks, which take it
+# (hopper.lazy_rescale; here on rows of any length: causal diagonals, a ragged end, a
+# table walk), and on dense rows (the exact rescale) with the same scores.
 RISING_CASES = [("causal", 1024), ("causal", 1000), ("bigbird & causal", 2048),
                 ("dense", 1024)]
 
@@ -197,6 +197,7 @@ def test_gluon_forward_rising_scores_against_float64(pattern, n, dtype, monkeypa
     from sparseflash.kernels import hopper
     calls = _watch_gluon_kernel(hopper, "forward", "the Gluon forward", monkeypatch)
     monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
+    monkeypatch.setattr(hopper, "LAZY_RESCALE_ROW_KEYS", 0)
     gen = torch.Generator(device="cuda").manual_seed(n)
     q, k, v, do = (torch.randn(1, 4, n, 64, device="cuda", generator=gen) for _ in range(4))
     rows = torch.arange(n, device="cuda")

@@ -47,12 +47,16 @@ VARIANTS = [(64, True, False), (64, True, True), (64, False, False), (128, False
 
 
 def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False, fill=False,
-             anticausal=False, broadcast=False):
+             anticausal=False, broadcast=False, row_keys=None):
     """triton.compile of the forward for sm_90, with the argument types and options that
     ``hopper.forward`` launches it with (``padded``: for a call with key padding;
     ``fill``: on the 1-D grid that fills its last wave; ``anticausal``: for a layout with
     anti-causal partial blocks; ``broadcast``: with ``LAYOUT_HEADS`` and ``GROUP`` 1, which
-    Triton specialises as constants, as for a broadcast layout without GQA)."""
+    Triton specialises as constants, as for a broadcast layout without GQA; ``row_keys``:
+    for rows of that many keys on average, by default long enough for
+    ``hopper.lazy_rescale``)."""
+    if row_keys is None:
+        row_keys = hopper.LAZY_RESCALE_ROW_KEYS
     desc = hopper.descriptor(torch.empty(4096, d, dtype=dtype), hopper.BLOCK_M)
     kernel = hopper.hopper_forward_kernel
     sig = {name: "constexpr" for name in kernel.arg_names}
@@ -71,8 +75,8 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False, fill=
                   HAS_PADDING=padded, TMA_STORE=hopper.TMA_STORE, FILL=fill,
                   ANTICAUSAL=bool(has_partial and anticausal),
                   P_F32=hopper.carries_p_f32(has_partial, padded, anticausal),
-                  LAZY_RESCALE=hopper.lazy_rescale(d, hopper.carries_p_f32(has_partial, padded,
-                                                                          anticausal)),
+                  LAZY_RESCALE=hopper.lazy_rescale(
+                      d, hopper.carries_p_f32(has_partial, padded, anticausal), row_keys),
                   RESCALE_SLACK=hopper.RESCALE_SLACK,
                   num_warps=hopper.NUM_WARPS)
     if broadcast:
@@ -324,10 +328,12 @@ def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
     group (``"dropout-early"``); for the forwards on the 1-D grid that fills the last wave
     (``"fill"``), and for ``hopper``'s own forward and the fused backward on a layout with
     anti-causal blocks (``"anticausal"``), and for ``hopper``'s own forward on a broadcast
-    layout without GQA (``"broadcast"``))."""
+    layout without GQA (``"broadcast"``) and on rows too short for its lazy rescale
+    (``"short"``))."""
     if kind == "forward":
         compiled = _compile(d, flag_a, flag_b, dtype, padded is True, padded == "fill",
-                            padded == "anticausal", padded == "broadcast")
+                            padded == "anticausal", padded == "broadcast",
+                            0 if padded == "short" else None)
     elif kind == "pingpong":
         compiled = _compile_pingpong(d, flag_a, flag_b, dtype, padded in (True, "both"),
                                      padded in ("dropout", "both"), padded == "fill")
@@ -357,6 +363,9 @@ def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
             "setmaxnreg": re.findall(r"setmaxnreg\.(inc|dec)\.sync\.aligned\.u32\s+(\d+)", ptx),
             "serialized": serialized, "spill_bytes": spills,
             "byte_swaps": _byte_swaps(sass),
+            # The registers that the lazy rescale's test compares with 1 (hopper._rescale_asm).
+            "rescale_tests": None if sass is None else re.findall(
+                r"FSETP\.NEU\.(?:AND|OR) P\d+, PT, (R\d+), 1, ", sass),
             "prologue_divisions": _prologue_divisions(sass) if kind == "forward" else None,
             # Hardware barriers by number: [id, thread count or ""] for each in the PTX.
             "named_barriers": [list(m) for m in re.findall(
@@ -387,6 +396,9 @@ JOBS = ([("forward", *v, BF16, False) for v in VARIANTS]
         + [("forward", 64, False, True, BF16, "anticausal")]
         # A broadcast layout without GQA, as the launcher's arguments specialise it.
         + [("forward", 64, True, False, BF16, "broadcast")]
+        # Partial blocks on rows too short for the lazy rescale (hopper.lazy_rescale): the
+        # exact one (the default variant above takes the lazy one).
+        + [("forward", 64, True, True, BF16, "short")]
         # dK/dV: D=128 (its default) with and without partial blocks, D=64, fp16.
         + [("dkdv", 128, False, False, BF16, False), ("dkdv", 128, False, True, BF16, False),
            ("dkdv", 64, False, True, BF16, False), ("dkdv", 128, False, True, FP16, False)])
@@ -475,11 +487,36 @@ def test_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, dtype, pa
         # the loop's registers (hopper._program_id_again): run walks spill nothing, as
         # without the fill. (Table walks spill 8 bytes with Triton 3.6, none with 3.9.)
         assert (rec["spill_bytes"] or 0) == 0, rec["spill_bytes"]
-    if d == 64 and has_partial and padded is False:
+    if d == 64 and has_partial and padded in (False, "short"):
         # The partial mask by one compare a score, its anti-causal branch left out
         # (hopper.partial_select): no spill at 128 registers. (The boolean tile it replaced
         # spilled 72 bytes with Triton 3.6; with the branch, 164: NOTES v49.)
         assert (rec["spill_bytes"] or 0) == 0, rec["spill_bytes"]
+
+
+def test_lazy_rescale_tests_both_rows_of_a_thread(compiled):
+    """The lazy rescale (hopper.LAZY_RESCALE, on long rows with partial blocks) skips a
+    thread's multiplications when the factors of its accumulator elements 0 and 2 are 1,
+    which holds only if those are its two rows. Each row's factor is one register, so
+    each test's two compares (one test in the full tiles' loop, one in the partial
+    tiles') must read two registers: were 0 and 2 one row (another accumulator layout in
+    a later Triton), the other row's rescale would be skipped, silently wrong. The exact
+    variant (short rows) has no such test."""
+    lazy = compiled[("forward", 64, True, True, "torch.bfloat16", False)]["rescale_tests"]
+    exact = compiled[("forward", 64, True, True, "torch.bfloat16", "short")]["rescale_tests"]
+    if lazy is None:
+        pytest.skip("no cuobjdump beside Triton's ptxas")
+    pairs = [lazy[i:i + 2] for i in range(0, len(lazy), 2)]
+    assert len(pairs) == 2 and all(len(p) == 2 and p[0] != p[1] for p in pairs), lazy
+    assert exact == []
+
+
+def test_lazy_rescale_is_taken_on_long_rows_with_partial_blocks_only():
+    keys = hopper.LAZY_RESCALE_ROW_KEYS
+    assert hopper.lazy_rescale(64, True, keys) is hopper.LAZY_RESCALE
+    assert not hopper.lazy_rescale(64, True, keys - 1)
+    assert not hopper.lazy_rescale(64, False, 10 * keys)   # full blocks: P not in float32
+    assert not hopper.lazy_rescale(128, True, 10 * keys)   # D=128: its asm is for D=64
 
 
 @pytest.mark.parametrize("scheduled", [True, False], ids=["scheduled", "unscheduled"])

@@ -4,7 +4,7 @@ against the exact one.
     PYTHONPATH=. python benchmarks/sessions/s55_lazy_rescale_ab.py [--rounds 3]
 
 Why. A trip of the D=64 tile loop issues 457 instructions a warp (Triton 3.6, SASS), and
-the forward gives way on its issue slots before its units (NOTES v23). 32 of them
+the forward gives way on its issue slots before its units (NOTES v24). 32 of them
 (FMUL) rescale the thread's share of the output by the factor of the row's new maximum.
 With the maximum moved only when a tile's passes it by more than 8 (base 2), as
 FlashAttention-4 does, the factor is exactly 1 on almost every tile after the first, and
@@ -20,7 +20,27 @@ Call 2 adds the form in which the warp votes (``warp``: any thread's rows moved,
 uniform branch): ptxas then keeps the loop free of the reconvergence barrier (BSSY/BSYNC)
 that the thread's own branch (``thread``) put around most of the trip.
 
-Result: see NOTES v56.
+The knob's values are those of the tree each call ran: call 1 commit 179559e (True /
+False; its branch was ``bra.uni`` on a per-thread predicate, undefined where a warp's
+threads differ, which the rising-score tests did not catch), call 2 commit df812a3 (0, 1
+with a plain ``bra``, 2). Since b283b1d the knob is a bool again and reaches only layouts
+with partial blocks (``hopper.lazy_rescale``): run ``s55_lazy_causal_ab.py`` on later trees.
+
+Result (best of three, exact -> lazy, ms; logs
+``benchmarks/results/NVIDIA-H200-lazy-rescale-ab-s55-call1.log`` and ``-call2.log``):
+
+| | call 1 | call 2, thread | call 2, warp |
+|---|---|---|---|
+| `local(1)` | -0.6% | -0.5% | -0.7% |
+| `local(3)` | -0.8% | -0.3% | -0.3% |
+| `butterfly` | +0.7% | +0.9% | +0.7% |
+| random+global | +0.7% | +0.8% | +0.7% |
+| dense | -1.4% (2.189 -> 2.221) | -0.0% | +0.8% |
+| `causal` | +3.8% (1.205 -> 1.161) | +3.5% | +2.7% |
+| B=4, N=4K `local(1)` / `local(3)` | -0.9% / +0.0% | -0.1% / -0.6% | -0.0% / -0.1% |
+
+The prediction held for `causal` alone (the variant that carries P in float32); on full
+blocks the 21 instructions saved a trip moved nothing beyond the runs' spread. NOTES v56.
 """
 
 from benchmarks.sessions import ab

@@ -77,18 +77,21 @@ TMA_STORE = True
 #: 2025): a tile whose maximum stays within the slack adds probabilities of up to
 #: 2^RESCALE_SLACK against the old maximum (exact: the sum carries the same scale), and a
 #: thread whose two rows both keep their maxima skips the 32 multiplications that rescale
-#: its share of the output (:func:`_rescale_rows`). Only where the D=64 forward carries P
-#: in float32 (:func:`carries_p_f32`: layouts with partial blocks, such as ``causal``),
-#: where it measured 2.7-3.8% faster on ``causal``; on layouts of full blocks it moved
-#: the time by -0.7% to +0.9%, and is off (NOTES v56).
+#: its share of the output (:func:`_rescale_rows`). Taken (:func:`lazy_rescale`) only
+#: where the D=64 forward carries P in float32 (:func:`carries_p_f32`: layouts with
+#: partial blocks) and rows average at least :data:`LAZY_RESCALE_ROW_KEYS` keys. On an
+#: H200 (NOTES v56, ``benchmarks/sessions/s55_lazy_causal_ab.py``) ``causal`` forwards
+#: took 1.184 ms against 1.225 at 16K tokens and 0.328 against 0.335 at 4K; shorter rows
+#: lost (``local(3) & causal``, 3 blocks a row: 0.104 against 0.103), and layouts of
+#: full blocks moved by -0.7% to +0.9% (``s55_lazy_rescale_ab.py``).
 LAZY_RESCALE = True
 RESCALE_SLACK = 8.0
+LAZY_RESCALE_ROW_KEYS = 2048
 #: Whether equal rows fill the last wave of the grid (two programs an SM): where
 #: :func:`fill_plan` finds it worth it, the last (batch, head) groups' programs run as
 #: chunks after every whole one, their results merged afterwards, as
 #: ``hopper_pingpong.FILL_LAST_WAVE`` fills the persistent forward's.
 FILL_LAST_WAVE = True
-
 
 
 def _rescale_asm(n: int) -> str:
@@ -913,10 +916,13 @@ def carries_p_f32(has_partial: bool, has_padding: bool, anticausal: bool) -> boo
     return bool(has_partial) and not has_padding and not anticausal
 
 
-def lazy_rescale(head_dim: int, p_f32: bool) -> bool:
+def lazy_rescale(head_dim: int, p_f32: bool, row_keys: int) -> bool:
     """Whether :func:`hopper_forward_kernel` takes :data:`LAZY_RESCALE` (its constexpr of
-    that name) at this head dim, carrying P in float32 or not (:func:`carries_p_f32`)."""
-    return bool(LAZY_RESCALE) and head_dim == 64 and p_f32
+    that name) at this head dim, carrying P in float32 or not (:func:`carries_p_f32`), on
+    rows of ``row_keys`` keys on average (``row_blocks`` layout blocks of
+    :func:`bind_forward`): two variants at most, whatever the sequence length."""
+    return (bool(LAZY_RESCALE) and head_dim == 64 and p_f32
+            and row_keys >= LAZY_RESCALE_ROW_KEYS)
 
 
 def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
@@ -936,7 +942,8 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
     some are split: ``Layout.uniform_blocks``), elsewhere :func:`hopper_forward_kernel`,
     which may do the same with its last groups' programs (:func:`fill_plan`), and which
     leaves the anti-causal mask out of its code where ``anticausal`` is False (no partial
-    block of the layout is anti-causal: ``LayoutMeta.has_partial`` < 2)."""
+    block of the layout is anti-causal: ``LayoutMeta.has_partial`` < 2), and rescales
+    lazily on rows of ``row_blocks`` blocks where :func:`lazy_rescale` says so."""
     from . import hopper_pingpong  # (it imports this module)
 
     B, H, N, D = q.shape
@@ -965,7 +972,8 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
         LAYOUT_BLOCK=layout_block, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, D=D, STAGES=STAGES,
         ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         TMA_STORE=TMA_STORE, FILL=chunks > 1, ANTICAUSAL=bool(has_partial and anticausal),
-        P_F32=own_p_f32, LAZY_RESCALE=lazy_rescale(D, own_p_f32), RESCALE_SLACK=RESCALE_SLACK,
+        P_F32=own_p_f32, LAZY_RESCALE=lazy_rescale(D, own_p_f32, row_blocks * layout_block),
+        RESCALE_SLACK=RESCALE_SLACK,
         num_warps=NUM_WARPS, **compile_options(D))
     return BoundForward(launch, BLOCK_M, fill=fill)
 
