@@ -70,13 +70,12 @@ def _compile(d, row_runs, has_partial, dtype=torch.bfloat16, padded=False, fill=
                  "NUM_Q_BLOCKS", "LAYOUT_HEADS", "WS_SLOTS", "stride_kpm_b", "stride_lim_b",
                  "PROGRAMS_PER_GROUP", "FILL_FROM", "CHUNKS", "REP", "GROUP"):
         sig[name] = "i32"
+    p_f32 = hopper.carries_p_f32(has_partial, padded, anticausal)
     consts = dict(LAYOUT_BLOCK=128, BLOCK_M=hopper.BLOCK_M, BLOCK_N=hopper.BLOCK_N, D=d,
                   STAGES=hopper.STAGES, ROW_RUNS=row_runs, HAS_PARTIAL=has_partial,
                   HAS_PADDING=padded, TMA_STORE=hopper.TMA_STORE, FILL=fill,
-                  ANTICAUSAL=bool(has_partial and anticausal),
-                  P_F32=hopper.carries_p_f32(has_partial, padded, anticausal),
-                  LAZY_RESCALE=hopper.lazy_rescale(
-                      d, hopper.carries_p_f32(has_partial, padded, anticausal), row_keys),
+                  ANTICAUSAL=bool(has_partial and anticausal), P_F32=p_f32,
+                  LAZY_RESCALE=hopper.lazy_rescale(d, p_f32, row_keys),
                   RESCALE_SLACK=hopper.RESCALE_SLACK,
                   num_warps=hopper.NUM_WARPS)
     if broadcast:
