@@ -184,22 +184,28 @@ def test_gluon_forward_against_float64(case, dtype, monkeypatch):
 # Scores that rise along the keys, for every other eight query rows by more than
 # hopper.RESCALE_SLACK (base 2) from tile to tile and for the rest within it: rows r and
 # r+8 share a thread of the MMA's accumulator, so the lazy rescale's branch is taken for
-# one row of a thread and not for the other, on layouts with partial blocks, which take it
-# (hopper.lazy_rescale; here on rows of any length: causal diagonals, a ragged end, a
-# table walk), and on dense rows (the exact rescale) with the same scores.
+# one row of a thread and not for the other. At D=64 on layouts with partial blocks, which
+# take it (hopper.lazy_rescale; here on rows of any length: causal diagonals, a ragged
+# end, a table walk), and on dense rows (the exact rescale) with the same scores; at D=128
+# (the ping-pong forward, hopper_pingpong.lazy_rescale) on all four.
 RISING_CASES = [("causal", 1024), ("causal", 1000), ("bigbird & causal", 2048),
                 ("dense", 1024)]
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("pattern,n", RISING_CASES, ids=[f"{p}-{n}" for p, n in RISING_CASES])
-def test_gluon_forward_rising_scores_against_float64(pattern, n, dtype, monkeypatch):
-    from sparseflash.kernels import hopper
+@pytest.mark.parametrize("head_dim", [64, 128], ids=["D64", "D128"])
+def test_gluon_forward_rising_scores_against_float64(head_dim, pattern, n, dtype, monkeypatch):
+    from sparseflash.kernels import hopper, hopper_pingpong
     calls = _watch_gluon_kernel(hopper, "forward", "the Gluon forward", monkeypatch)
+    pingpong_calls = _watch_gluon_kernel(hopper_pingpong, "bind_forward",
+                                         "the ping-pong forward", monkeypatch)
     monkeypatch.setenv("SPARSEFLASH_GLUON", "1")
+    monkeypatch.setenv("SPARSEFLASH_PINGPONG", "auto")
     monkeypatch.setattr(hopper, "LAZY_RESCALE_ROW_KEYS", 0)
     gen = torch.Generator(device="cuda").manual_seed(n)
-    q, k, v, do = (torch.randn(1, 4, n, 64, device="cuda", generator=gen) for _ in range(4))
+    q, k, v, do = (torch.randn(1, 4, n, head_dim, device="cuda", generator=gen)
+                   for _ in range(4))
     rows = torch.arange(n, device="cuda")
     big = (rows // 8) % 2 == 1
     q = q * torch.where(big, 4.0, 0.25)[:, None]
@@ -209,15 +215,16 @@ def test_gluon_forward_rising_scores_against_float64(pattern, n, dtype, monkeypa
     if n % 128 == 0:
         # The data do what the test is for: along the rows' tiles in key order, most of the
         # big rows' running maxima move by more than the slack after their first tile (65%
-        # on `causal`, 69% on `bigbird & causal`, 99.9% dense, on CPU draws), the small
-        # rows' never.
-        scores = (q.double() @ k.double().transpose(-1, -2)) * 64 ** -0.5 / math.log(2)
+        # on `causal`, 69% on `bigbird & causal`, 99.9% dense at D=64 on CPU draws; 67%,
+        # 69% and 99.9% at D=128), the small rows' never.
+        scores = (q.double() @ k.double().transpose(-1, -2)) * head_dim ** -0.5 / math.log(2)
         scores = scores.masked_fill(~layout.to_dense().bool(), float("-inf"))
         running = scores.unflatten(-1, (-1, 128)).amax(-1).cummax(-1).values
         moved = (running[..., 1:] > running[..., :-1] + hopper.RESCALE_SLACK).any(-1)
         assert moved[..., big].float().mean() > 0.5 and not moved[..., ~big].any()
     _assert_matches_float64(q, k, v, do, layout)
     assert calls, "the Gluon forward did not run"
+    assert bool(pingpong_calls) == (head_dim == 128), "not the head dim's Gluon kernel"
 
 
 def _watch_gluon_kernel(module, launcher, name, monkeypatch) -> list:

@@ -114,6 +114,7 @@ def _compile_pingpong(d, row_runs, has_partial, dtype=torch.bfloat16, padded=Fal
     consts = dict(LAYOUT_BLOCK=128, K_STAGES=p.K_STAGES, V_STAGES=p.V_STAGES, Q_BUFS=q_bufs,
                   ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=padded,
                   HAS_DROPOUT=dropout, TMA_STORE=hopper.TMA_STORE, FILL=fill,
+                  LAZY_RESCALE=p.lazy_rescale(d), RESCALE_SLACK=hopper.RESCALE_SLACK,
                   num_warps=p.NUM_WARPS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -364,7 +365,7 @@ def _summary(kind, d, flag_a, flag_b, dtype, padded=False):
             "byte_swaps": _byte_swaps(sass),
             # The registers that the lazy rescale's test compares with 1 (hopper._rescale_asm).
             "rescale_tests": None if sass is None else re.findall(
-                r"FSETP\.NEU\.(?:AND|OR) P\d+, PT, (R\d+), 1, ", sass),
+                r"FSETP\.NEU\.(?:AND|OR) P\d+, PT, (R\d+)(?:\.reuse)?, 1, ", sass),
             "prologue_divisions": _prologue_divisions(sass) if kind == "forward" else None,
             # Hardware barriers by number: [id, thread count or ""] for each in the PTX.
             "named_barriers": [list(m) for m in re.findall(
@@ -493,21 +494,41 @@ def test_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, dtype, pa
         assert (rec["spill_bytes"] or 0) == 0, rec["spill_bytes"]
 
 
-def test_lazy_rescale_tests_both_rows_of_a_thread(compiled):
-    """The lazy rescale (hopper.LAZY_RESCALE, on long rows with partial blocks) skips a
+# (variant, the lazy rescale's tests in its SASS): hopper's own D=64 forward on long rows
+# with partial blocks (one test in the full tiles' loop, one in the partial tiles'); the
+# ping-pong forward at D=128 (hopper_pingpong.LAZY_RESCALE), each warp group's loops.
+LAZY_VARIANTS = [(("forward", 64, True, True, "torch.bfloat16", False), 2),
+                 (("pingpong", 128, True, False, "torch.bfloat16", False), 2),
+                 (("pingpong", 128, False, True, "torch.bfloat16", False), 4),
+                 (("pingpong", 128, True, True, "torch.float16", False), 4)]
+
+
+@pytest.mark.parametrize("variant, tests", LAZY_VARIANTS,
+                         ids=["own-64", "pingpong-128", "pingpong-128-partial",
+                              "pingpong-128-fp16"])
+def test_lazy_rescale_tests_both_rows_of_a_thread(compiled, variant, tests):
+    """The lazy rescale (hopper.LAZY_RESCALE, hopper_pingpong.LAZY_RESCALE) skips a
     thread's multiplications when the factors of its accumulator elements 0 and 2 are 1,
     which holds only if those are its two rows. Each row's factor is one register, so
-    each test's two compares (one test in the full tiles' loop, one in the partial
-    tiles') must read two registers: were 0 and 2 one row (another accumulator layout in
-    a later Triton), the other row's rescale would be skipped, silently wrong. The exact
-    variant (short rows) has no such test."""
-    lazy = compiled[("forward", 64, True, True, "torch.bfloat16", False)]["rescale_tests"]
-    exact = compiled[("forward", 64, True, True, "torch.bfloat16", "short")]["rescale_tests"]
+    each test's two compares must read two registers: were 0 and 2 one row (another
+    accumulator layout in a later Triton), the other row's rescale would be skipped,
+    silently wrong."""
+    lazy = compiled[variant]["rescale_tests"]
     if lazy is None:
         pytest.skip("no cuobjdump beside Triton's ptxas")
     pairs = [lazy[i:i + 2] for i in range(0, len(lazy), 2)]
-    assert len(pairs) == 2 and all(len(p) == 2 and p[0] != p[1] for p in pairs), lazy
-    assert exact == []
+    assert len(pairs) == tests and all(len(p) == 2 and p[0] != p[1] for p in pairs), lazy
+
+
+def test_exact_rescale_has_no_test(compiled):
+    """Rows too short for hopper's lazy rescale (hopper.lazy_rescale) and the ping-pong
+    forward at D=64 take the exact one: no test of the factors."""
+    for variant in (("forward", 64, True, True, "torch.bfloat16", "short"),
+                    ("pingpong", 64, False, True, "torch.bfloat16", "both")):
+        tests = compiled[variant]["rescale_tests"]
+        if tests is None:
+            pytest.skip("no cuobjdump beside Triton's ptxas")
+        assert tests == [], (variant, tests)
 
 
 def test_lazy_rescale_is_taken_on_long_rows_with_partial_blocks_only():
@@ -515,7 +536,9 @@ def test_lazy_rescale_is_taken_on_long_rows_with_partial_blocks_only():
     assert hopper.lazy_rescale(64, True, keys) is hopper.LAZY_RESCALE
     assert not hopper.lazy_rescale(64, True, keys - 1)
     assert not hopper.lazy_rescale(64, False, 10 * keys)   # full blocks: P not in float32
-    assert not hopper.lazy_rescale(128, True, 10 * keys)   # D=128: its asm is for D=64
+    assert not hopper.lazy_rescale(128, True, 10 * keys)   # D=128 runs hopper_pingpong's
+    assert hopper_pingpong.lazy_rescale(128) is hopper_pingpong.LAZY_RESCALE
+    assert not hopper_pingpong.lazy_rescale(64)
 
 
 @pytest.mark.parametrize("scheduled", [True, False], ids=["scheduled", "unscheduled"])

@@ -118,8 +118,12 @@ if AVAILABLE:
     #: A barrier of the calling partition's threads (a warp group's, in a warp-specialised
     #: kernel; Triton 3.6 names it thread_barrier, later ones barrier).
     sync_partition = getattr(gl, "thread_barrier", None) or gl.barrier
+    # D=64's accumulator (128 x 64 on 8 warps, or a ping-pong warp group's 64 x 64 on 4)
+    # and D=128's (a ping-pong warp group's 64 x 128): its elements a thread.
     _RESCALE_ASM_32 = gl.constexpr(_rescale_asm(32))
     _RESCALE_CONSTRAINTS_32 = gl.constexpr(_rescale_constraints(32))
+    _RESCALE_ASM_64 = gl.constexpr(_rescale_asm(64))
+    _RESCALE_CONSTRAINTS_64 = gl.constexpr(_rescale_constraints(64))
 
     @gluon.jit
     def _coords_at(pid, pid_g, SCHED, H, NUM_Q_BLOCKS, LAYOUT_HEADS,
@@ -500,14 +504,21 @@ if AVAILABLE:
         exactly 1) a thread skips the multiplications where its rows' factors are 1."""
         factor = gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
         if LAZY:
-            gl.static_assert(acc.shape[0] * acc.shape[1] == 32 * gl.num_warps() * 32,
-                             "the lazy rescale's PTX is for 32 elements a thread (D=64)")
+            PER_THREAD: gl.constexpr = acc.shape[0] * acc.shape[1] // (32 * gl.num_warps())
+            gl.static_assert(PER_THREAD == 32 or PER_THREAD == 64,
+                             "the lazy rescale's PTX is for 32 or 64 elements a thread")
             factor, acc = gl.broadcast(factor, acc)
-            return gl.inline_asm_elementwise(_RESCALE_ASM_32, _RESCALE_CONSTRAINTS_32,
-                                             [acc, factor], dtype=gl.float32, is_pure=True,
-                                             pack=32)
+            if PER_THREAD == 32:
+                acc = gl.inline_asm_elementwise(_RESCALE_ASM_32, _RESCALE_CONSTRAINTS_32,
+                                                [acc, factor], dtype=gl.float32,
+                                                is_pure=True, pack=32)
+            else:
+                acc = gl.inline_asm_elementwise(_RESCALE_ASM_64, _RESCALE_CONSTRAINTS_64,
+                                                [acc, factor], dtype=gl.float32,
+                                                is_pure=True, pack=64)
         else:
-            return acc * factor
+            acc = acc * factor
+        return acc
 
     @gluon.jit
     def _step(acc, p, m_i, l_i, j, q_smem, k_smem, v_smem, k_bar, v_bar, zero_s, k_desc,

@@ -127,6 +127,10 @@ DROPOUT_HEAD_DIMS = (64, 128)
 #: layout without dropout there: ``causal`` 0.338 ms against 0.359 at 4K, 1.214 against
 #: 1.261 at 16K, 18.29 against 19.88 at 64K.
 D64_MASKED_ROW_KEYS = 2048
+#: Whether the D=128 calls take ``hopper``'s lazy rescale (:data:`hopper.LAZY_RESCALE`,
+#: FlashAttention-4's): a row's maximum moves only past :data:`hopper.RESCALE_SLACK`, and
+#: a thread whose two rows keep theirs skips its 64 multiplications a round.
+LAZY_RESCALE = True
 
 if AVAILABLE:
     from triton.experimental import gluon
@@ -135,7 +139,7 @@ if AVAILABLE:
                                                                   warpgroup_mma_wait)
 
     from .hopper import (_coords_at, _issue_kv_at, _padding, _row_walk, _run_offset,
-                         _softmax_step, _tile_keys, fill_item, fill_slot, finish_rows,
+                         _rescale_rows, _softmax_step, _tile_keys, fill_item, fill_slot, finish_rows,
                          mask_padding, partial_select, store_rows, sync_partition, tma,
                          tma_load)
 
@@ -343,7 +347,8 @@ if AVAILABLE:
               LAYOUT_BLOCK: gl.constexpr, MASKED: gl.constexpr, PADDED: gl.constexpr,
               ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr, HAS_DROPOUT: gl.constexpr,
               s_layout: gl.constexpr, o_layout: gl.constexpr, p_layout: gl.constexpr,
-              P_F32: gl.constexpr = False):
+              P_F32: gl.constexpr = False, LAZY: gl.constexpr = False,
+              SLACK: gl.constexpr = 8.0):
         """Round j of warp group WG's work item (the program's round ``rounds + j``; the
         item's key tile j is the ring's ``ring + j``): tile j's scores and tile j-1's
         ``P V`` issued (``MASKED``: tile j is a partial block's; ``PADDED``: its padding
@@ -352,7 +357,8 @@ if AVAILABLE:
         softmax while ``P V`` runs (dropped scores at 0 after the row sums took them), then
         tile j-1's V buffer released. Returns the new ``acc, p, m_i, l_i``. ``p`` comes and
         goes as the MMA's operand (``p_layout``, the inputs' dtype), or with ``P_F32`` as
-        the softmax gives it (float32, ``s_layout``), cast at the top of the round."""
+        the softmax gives it (float32, ``s_layout``), cast at the top of the round.
+        ``LAZY``: ``hopper``'s lazy rescale (:func:`lazy_rescale`), its slack ``SLACK``."""
         if P_F32:
             p = gl.convert_layout(p.to(q_tile.dtype), p_layout)
         K_STAGES: gl.constexpr = k_smem.shape[0]
@@ -385,12 +391,13 @@ if AVAILABLE:
                              run_offset, kpm_row, first_padding, Nk, LAYOUT_BLOCK, BLOCK_N,
                              ROW_RUNS, HAS_PARTIAL, s_layout)
         # A masked tile (partial or padded) can leave a row at -inf: the guard.
-        p_next, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, MASKED or PADDED)
+        p_next, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, MASKED or PADDED,
+                                                LAZY, SLACK)
         if HAS_DROPOUT:
             p_next = _dropped(p_next, draws, keep_threshold, s_layout)
         acc, p = warpgroup_mma_wait(num_outstanding=0, deps=(acc, p))
         mbarrier.arrive(v_empty.index(prev), count=1)
-        acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
+        acc = _rescale_rows(acc, alpha, o_layout, LAZY)
         if P_F32:
             p = p_next
         else:
@@ -405,7 +412,7 @@ if AVAILABLE:
                  Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, stride_kpm_b, stride_lim_b,
                  LAYOUT_BLOCK: gl.constexpr, ROW_RUNS: gl.constexpr, HAS_PARTIAL: gl.constexpr,
                  HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr,
-                 TMA_STORE: gl.constexpr):
+                 TMA_STORE: gl.constexpr, LAZY: gl.constexpr, SLACK: gl.constexpr):
         """Warp group WG (query rows ``WG * BLOCK_M`` on of each work item's tile): for
         each item the loader hands it (with its coordinates and walk, so that the schedule
         and walk tables are not read between two items), the online softmax over the
@@ -417,7 +424,8 @@ if AVAILABLE:
         that reach it mask their padding keys. With ``HAS_DROPOUT`` each tile's scores are
         dropped as the Triton forward drops them (``hopper_dropout``'s draws, in
         ``draws_smem``'s buffer WG), after the row sums took them, and O is scaled by
-        ``drop_scale`` = 1 / (1 - p) once, in the epilogue."""
+        ``drop_scale`` = 1 / (1 - p) once, in the epilogue. ``LAZY``: ``hopper``'s lazy
+        rescale, its slack ``SLACK`` (:func:`lazy_rescale`)."""
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
         D: gl.constexpr = q_desc.block_type.shape[1]
         BLOCK_N: gl.constexpr = k_desc.block_type.shape[0]
@@ -493,7 +501,7 @@ if AVAILABLE:
                                      run_offset, kpm_row, first_padding, Nk, LAYOUT_BLOCK,
                                      BLOCK_N, ROW_RUNS, HAS_PARTIAL, s_layout)
                 p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale,
-                                                   HAS_PARTIAL or HAS_PADDING)
+                                                   HAS_PARTIAL or HAS_PADDING, LAZY, SLACK)
                 if HAS_DROPOUT:
                     p = _dropped(p, draws, keep_threshold, s_layout)
                 if not P_F32:
@@ -510,7 +518,7 @@ if AVAILABLE:
                                              seed_lo, seed_hi, bh, keep_threshold,
                                              LAYOUT_BLOCK, False, HAS_PADDING, ROW_RUNS,
                                              HAS_PARTIAL, HAS_DROPOUT, s_layout, o_layout,
-                                             p_layout, P_F32)
+                                             p_layout, P_F32, LAZY, SLACK)
                 if HAS_PARTIAL:
                     if P_F32:
                         p = gl.convert_layout(p.to(dtype), p_layout)
@@ -523,7 +531,8 @@ if AVAILABLE:
                                                  kpm_row, first_padding, draws, seed_lo,
                                                  seed_hi, bh, keep_threshold, LAYOUT_BLOCK,
                                                  True, HAS_PADDING, ROW_RUNS, HAS_PARTIAL,
-                                                 HAS_DROPOUT, s_layout, o_layout, p_layout)
+                                                 HAS_DROPOUT, s_layout, o_layout, p_layout,
+                                                 False, LAZY, SLACK)
                 # The last round: the last tile's P V.
                 last = ring + n_tiles - 1
                 _wait_turn(turn, WG, rounds + n_tiles)
@@ -567,7 +576,8 @@ if AVAILABLE:
             stride_lim_b, LAYOUT_BLOCK: gl.constexpr, K_STAGES: gl.constexpr,
             V_STAGES: gl.constexpr, Q_BUFS: gl.constexpr, ROW_RUNS: gl.constexpr,
             HAS_PARTIAL: gl.constexpr, HAS_PADDING: gl.constexpr, HAS_DROPOUT: gl.constexpr,
-            TMA_STORE: gl.constexpr, FILL: gl.constexpr, num_warps: gl.constexpr):
+            TMA_STORE: gl.constexpr, FILL: gl.constexpr, LAZY_RESCALE: gl.constexpr,
+            RESCALE_SLACK: gl.constexpr, num_warps: gl.constexpr):
         """``ITEMS`` work items, (schedule entry, 128-row query tile) x (batch, head
         repeat), on however many programs the grid has: item ``g * ITEMS_PER_GROUP + i``
         is what ``hopper.hopper_forward_kernel`` does as program (i, g), and each program
@@ -583,7 +593,8 @@ if AVAILABLE:
         the scores dropped as ``forward.attention_forward_kernel`` drops them; without, a
         placeholder tensor and any two numbers (never read). With ``FILL`` the groups from
         ``FILL_FROM`` on run their items in ``CHUNKS`` chunks after every whole item
-        (:data:`FILL_LAST_WAVE`; the loader's)."""
+        (:data:`FILL_LAST_WAVE`; the loader's). ``LAZY_RESCALE``: ``hopper``'s lazy
+        rescale, a row's maximum moving only past ``RESCALE_SLACK`` (:func:`lazy_rescale`)."""
         dtype: gl.constexpr = q_desc.dtype
         BLOCK_M: gl.constexpr = q_desc.block_type.shape[0]
         D: gl.constexpr = q_desc.block_type.shape[1]
@@ -632,14 +643,14 @@ if AVAILABLE:
                         qk_scale, keep_threshold, drop_scale, stride_ob, stride_oh, stride_on,
                         H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, stride_kpm_b,
                         stride_lim_b, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, HAS_PADDING,
-                        HAS_DROPOUT, TMA_STORE)),
+                        HAS_DROPOUT, TMA_STORE, LAZY_RESCALE, RESCALE_SLACK)),
             (_consume, (1, q_desc, k_desc, o_desc, q_smem, k_smem, v_smem, q_ready, q_empty,
                         item_smem, k_ready, v_ready, k_empty, v_empty, turn, draws_smem, O, LSE,
                         FULL_IDX, PART_IDX, PART_CODE, WS_O, WS_LSE, KPM, KV_LIMITS, SEED,
                         qk_scale, keep_threshold, drop_scale, stride_ob, stride_oh, stride_on,
                         H, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, WS_SLOTS, ITEMS, stride_kpm_b,
                         stride_lim_b, LAYOUT_BLOCK, ROW_RUNS, HAS_PARTIAL, HAS_PADDING,
-                        HAS_DROPOUT, TMA_STORE)),
+                        HAS_DROPOUT, TMA_STORE, LAZY_RESCALE, RESCALE_SLACK)),
             (_loader, (q_desc, k_desc, v_desc, q_smem, k_smem, v_smem, q_ready, q_empty, item_smem,
                        k_ready, v_ready, k_empty, v_empty, FULL_IDX, PART_IDX, SCHED, KV_LIMITS,
                        COUNTER, H, H_KV, N, Nk, NUM_Q_BLOCKS, LAYOUT_HEADS, ITEMS_PER_GROUP,
@@ -675,6 +686,12 @@ def chosen(head_dim: int, dropout: bool = False, masked_row_keys: int = 0) -> bo
     if dropout:
         return head_dim in DROPOUT_HEAD_DIMS
     return head_dim == 128 or (head_dim == 64 and masked_row_keys >= D64_MASKED_ROW_KEYS)
+
+
+def lazy_rescale(head_dim: int) -> bool:
+    """Whether :func:`pingpong_forward_kernel` takes the lazy rescale at ``head_dim``
+    (:data:`LAZY_RESCALE`; at D=128 only)."""
+    return bool(LAZY_RESCALE) and head_dim == 128
 
 
 def fill_plan(q: torch.Tensor, programs: int, groups: int, layout_block: int,
@@ -728,5 +745,6 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
         LAYOUT_BLOCK=layout_block, K_STAGES=K_STAGES, V_STAGES=V_STAGES, Q_BUFS=q_bufs,
         ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         HAS_DROPOUT=has_dropout, TMA_STORE=hopper.TMA_STORE, FILL=chunks > 1,
+        LAZY_RESCALE=lazy_rescale(D), RESCALE_SLACK=hopper.RESCALE_SLACK,
         num_warps=NUM_WARPS,
         maxnreg=MAXNREG)
