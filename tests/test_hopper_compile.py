@@ -93,7 +93,8 @@ def _compile_pingpong(d, row_runs, has_partial, dtype=torch.bfloat16, padded=Fal
                       dropout=False, fill=False):
     """triton.compile of the ping-pong forward for sm_90, as ``hopper_pingpong.bind_forward``
     launches it (with its register cap and, with dropout at D=128, one Q buffer a warp
-    group; with ``fill``, its items numbered to fill the last wave)."""
+    group; with ``fill``, its items numbered to fill the last wave; on rows long enough
+    for its lazy rescale, ``hopper_pingpong.lazy_rescale``)."""
     p = hopper_pingpong
     kernel = p.pingpong_forward_kernel
     sig = {name: "constexpr" for name in kernel.arg_names}
@@ -114,7 +115,9 @@ def _compile_pingpong(d, row_runs, has_partial, dtype=torch.bfloat16, padded=Fal
     consts = dict(LAYOUT_BLOCK=128, K_STAGES=p.K_STAGES, V_STAGES=p.V_STAGES, Q_BUFS=q_bufs,
                   ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=padded,
                   HAS_DROPOUT=dropout, TMA_STORE=hopper.TMA_STORE, FILL=fill,
-                  LAZY_RESCALE=p.lazy_rescale(d), RESCALE_SLACK=hopper.RESCALE_SLACK,
+                  LAZY_RESCALE=p.lazy_rescale(d, has_partial, hopper.LAZY_RESCALE_ROW_KEYS,
+                                              dropout),
+                  RESCALE_SLACK=hopper.RESCALE_SLACK,
                   num_warps=p.NUM_WARPS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -494,18 +497,16 @@ def test_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, dtype, pa
         assert (rec["spill_bytes"] or 0) == 0, rec["spill_bytes"]
 
 
-# (variant, the lazy rescale's tests in its SASS): hopper's own D=64 forward on long rows
-# with partial blocks (one test in the full tiles' loop, one in the partial tiles'); the
-# ping-pong forward at D=128 (hopper_pingpong.LAZY_RESCALE), each warp group's loops.
+# (variant, the lazy rescale's tests in its SASS) on long rows with partial blocks:
+# hopper's own D=64 forward (one test in the full tiles' loop, one in the partial tiles'),
+# the ping-pong forward at D=128 (hopper_pingpong.LAZY_RESCALE: each warp group's two).
 LAZY_VARIANTS = [(("forward", 64, True, True, "torch.bfloat16", False), 2),
-                 (("pingpong", 128, True, False, "torch.bfloat16", False), 2),
                  (("pingpong", 128, False, True, "torch.bfloat16", False), 4),
                  (("pingpong", 128, True, True, "torch.float16", False), 4)]
 
 
 @pytest.mark.parametrize("variant, tests", LAZY_VARIANTS,
-                         ids=["own-64", "pingpong-128", "pingpong-128-partial",
-                              "pingpong-128-fp16"])
+                         ids=["own-64", "pingpong-128", "pingpong-128-fp16"])
 def test_lazy_rescale_tests_both_rows_of_a_thread(compiled, variant, tests):
     """The lazy rescale (hopper.LAZY_RESCALE, hopper_pingpong.LAZY_RESCALE) skips a
     thread's multiplications when the factors of its accumulator elements 0 and 2 are 1,
@@ -521,9 +522,12 @@ def test_lazy_rescale_tests_both_rows_of_a_thread(compiled, variant, tests):
 
 
 def test_exact_rescale_has_no_test(compiled):
-    """Rows too short for hopper's lazy rescale (hopper.lazy_rescale) and the ping-pong
-    forward at D=64 take the exact one: no test of the factors."""
+    """Rows too short for hopper's lazy rescale (hopper.lazy_rescale), layouts of full
+    blocks at D=128, calls with dropout and the ping-pong forward at D=64 take the exact
+    one: no test of the factors."""
     for variant in (("forward", 64, True, True, "torch.bfloat16", "short"),
+                    ("pingpong", 128, True, False, "torch.bfloat16", False),
+                    ("pingpong", 128, True, True, "torch.float16", "dropout"),
                     ("pingpong", 64, False, True, "torch.bfloat16", "both")):
         tests = compiled[variant]["rescale_tests"]
         if tests is None:
@@ -537,8 +541,12 @@ def test_lazy_rescale_is_taken_on_long_rows_with_partial_blocks_only():
     assert not hopper.lazy_rescale(64, True, keys - 1)
     assert not hopper.lazy_rescale(64, False, 10 * keys)   # full blocks: P not in float32
     assert not hopper.lazy_rescale(128, True, 10 * keys)   # D=128 runs hopper_pingpong's
-    assert hopper_pingpong.lazy_rescale(128) is hopper_pingpong.LAZY_RESCALE
-    assert not hopper_pingpong.lazy_rescale(64)
+    pingpong = hopper_pingpong.lazy_rescale
+    assert pingpong(128, True, keys) is hopper_pingpong.LAZY_RESCALE
+    assert not pingpong(128, True, keys - 1)
+    assert not pingpong(128, False, 10 * keys)                  # full blocks
+    assert not pingpong(128, True, 10 * keys, has_dropout=True)
+    assert not pingpong(64, True, 10 * keys)
 
 
 @pytest.mark.parametrize("scheduled", [True, False], ids=["scheduled", "unscheduled"])

@@ -954,7 +954,8 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
     which may do the same with its last groups' programs (:func:`fill_plan`), and which
     leaves the anti-causal mask out of its code where ``anticausal`` is False (no partial
     block of the layout is anti-causal: ``LayoutMeta.has_partial`` < 2), and rescales
-    lazily on rows of ``row_blocks`` blocks where :func:`lazy_rescale` says so."""
+    lazily on rows of ``row_blocks`` blocks where :func:`lazy_rescale` says so (the
+    ping-pong kernel where ``hopper_pingpong.lazy_rescale`` does)."""
     from . import hopper_pingpong  # (it imports this module)
 
     B, H, N, D = q.shape
@@ -965,7 +966,8 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
     if hopper_pingpong.chosen(D, dropout=has_dropout, masked_row_keys=masked_row_keys):
         fill = hopper_pingpong.fill_plan(q, programs, groups, layout_block, uniform_blocks)
         return BoundForward(hopper_pingpong.bind_forward(*args, has_dropout=has_dropout,
-                                                         fill=fill),
+                                                         fill=fill,
+                                                         row_keys=row_blocks * layout_block),
                             hopper_pingpong.BLOCK_M, True, fill)
     H_kv, Nk = k.shape[1], k.shape[2]
     per_group = programs * (layout_block // BLOCK_M)

@@ -127,9 +127,15 @@ DROPOUT_HEAD_DIMS = (64, 128)
 #: layout without dropout there: ``causal`` 0.338 ms against 0.359 at 4K, 1.214 against
 #: 1.261 at 16K, 18.29 against 19.88 at 64K.
 D64_MASKED_ROW_KEYS = 2048
-#: Whether the D=128 calls take ``hopper``'s lazy rescale (:data:`hopper.LAZY_RESCALE`,
+#: Whether D=128 calls take ``hopper``'s lazy rescale (:data:`hopper.LAZY_RESCALE`,
 #: FlashAttention-4's): a row's maximum moves only past :data:`hopper.RESCALE_SLACK`, and
-#: a thread whose two rows keep theirs skips its 64 multiplications a round.
+#: a thread whose two rows keep theirs skips its 64 multiplications a round. Taken
+#: (:func:`lazy_rescale`) as ``hopper``'s own kernel takes it at D=64: on layouts with
+#: partial blocks (which carry P in float32 here too) whose rows average at least
+#: ``hopper.LAZY_RESCALE_ROW_KEYS`` keys, without dropout. On an H200 (NOTES v57,
+#: ``benchmarks/sessions/s56_lazy_d128_ab.py``) ``causal`` forwards took 1.689 ms against
+#: 1.719 at 16K tokens and 0.486 against 0.492 at 4K, while layouts of full blocks lost
+#: 0.4-3.6% (dense 3.391 against 3.347, ``local(3)`` 0.212 against 0.204).
 LAZY_RESCALE = True
 
 if AVAILABLE:
@@ -688,10 +694,14 @@ def chosen(head_dim: int, dropout: bool = False, masked_row_keys: int = 0) -> bo
     return head_dim == 128 or (head_dim == 64 and masked_row_keys >= D64_MASKED_ROW_KEYS)
 
 
-def lazy_rescale(head_dim: int) -> bool:
-    """Whether :func:`pingpong_forward_kernel` takes the lazy rescale at ``head_dim``
-    (:data:`LAZY_RESCALE`; at D=128 only)."""
-    return bool(LAZY_RESCALE) and head_dim == 128
+def lazy_rescale(head_dim: int, has_partial: bool, row_keys: int,
+                 has_dropout: bool = False) -> bool:
+    """Whether :func:`pingpong_forward_kernel` takes :data:`LAZY_RESCALE` at ``head_dim``,
+    on a layout with partial blocks or not whose rows average ``row_keys`` keys, for calls
+    with dropout or without: at D=128, with partial blocks, from
+    ``hopper.LAZY_RESCALE_ROW_KEYS`` keys on, without dropout."""
+    return (bool(LAZY_RESCALE) and head_dim == 128 and bool(has_partial)
+            and not has_dropout and row_keys >= hopper.LAZY_RESCALE_ROW_KEYS)
 
 
 def fill_plan(q: torch.Tensor, programs: int, groups: int, layout_block: int,
@@ -715,7 +725,7 @@ if AVAILABLE:
 
 def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots, layout_block,
                  row_runs, has_partial, has_padding=False, stride_kpm_b=0, stride_lim_b=0,
-                 has_dropout=False, fill=None) -> "fastlaunch.Launch":
+                 has_dropout=False, fill=None, row_keys=0) -> "fastlaunch.Launch":
     """:func:`pingpong_forward_kernel` bound as ``hopper.bind_forward`` binds its kernel
     (which calls this one where :func:`chosen`): ``programs`` schedule entries of
     ``layout_block // 128`` work items each, for each of ``groups``, on one program an SM
@@ -724,7 +734,8 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
     placeholder), its scalars with the keep threshold and 1 / (1 - p). ``fill``
     (:func:`fill_plan`; None: none) runs the groups from ``fill_from`` on in ``chunks``
     chunks an item, their results in ``programs * chunks`` workspace slots a group, for
-    ``groups - fill_from`` groups, in place of ``ws_slots``."""
+    ``groups - fill_from`` groups, in place of ``ws_slots``. ``row_keys``: the keys the
+    layout's rows average (:func:`lazy_rescale`)."""
     B, H, N, D = q.shape
     # The draws' buffers (32 KB) take the place of each warp group's second Q buffer at
     # D=128, where shared memory is full; at D=64 there is room for both.
@@ -745,6 +756,7 @@ def bind_forward(q, k, o, programs, groups, num_q_blocks, layout_heads, ws_slots
         LAYOUT_BLOCK=layout_block, K_STAGES=K_STAGES, V_STAGES=V_STAGES, Q_BUFS=q_bufs,
         ROW_RUNS=row_runs, HAS_PARTIAL=has_partial, HAS_PADDING=has_padding,
         HAS_DROPOUT=has_dropout, TMA_STORE=hopper.TMA_STORE, FILL=chunks > 1,
-        LAZY_RESCALE=lazy_rescale(D), RESCALE_SLACK=hopper.RESCALE_SLACK,
+        LAZY_RESCALE=lazy_rescale(D, has_partial, row_keys, has_dropout),
+        RESCALE_SLACK=hopper.RESCALE_SLACK,
         num_warps=NUM_WARPS,
         maxnreg=MAXNREG)
