@@ -62,7 +62,7 @@ def test_readme_speed_tables_are_the_recorded_runs():
     """The README's two speed tables are, line for line, what `python -m benchmarks.targets`
     prints from the records they cite (the README names the note of each)."""
     readme = (ROOT / "README.md").read_text().splitlines()
-    for results, note, peer in (("NVIDIA-H200-attention-cudagraph.json", "s54 call 11", False),
+    for results, note, peer in (("NVIDIA-H200-attention-cudagraph.json", "s56 call 2", False),
                                 ("NVIDIA-H200-attention.json", "s51 call 3", True)):
         lines = _targets_table_lines(results, note, "bfloat16", peer)
         assert len(lines) > 4, f"no rows under {note!r} in {results}"
