@@ -83,7 +83,10 @@ TMA_STORE = True
 #: H200 (NOTES v56, ``benchmarks/sessions/s55_lazy_causal_ab.py``) ``causal`` forwards
 #: took 1.184 ms against 1.225 at 16K tokens and 0.328 against 0.335 at 4K; shorter rows
 #: lost (``local(3) & causal``, 3 blocks a row: 0.104 against 0.103), and layouts of
-#: full blocks moved by -0.7% to +0.9% (``s55_lazy_rescale_ab.py``).
+#: full blocks moved by -0.7% to +0.9% (``s55_lazy_rescale_ab.py``): their trips are bound
+#: by the MMA waits and thread barriers, not by issue, so the ~23 instructions a warp a
+#: trip that it saves turn into waiting (Nsight Compute, NOTES v57). The D=128 ping-pong
+#: forward takes it on the same layouts (``hopper_pingpong.LAZY_RESCALE``).
 LAZY_RESCALE = True
 RESCALE_SLACK = 8.0
 LAZY_RESCALE_ROW_KEYS = 2048
