@@ -187,7 +187,8 @@ def test_gluon_forward_against_float64(case, dtype, monkeypatch):
 # one row of a thread and not for the other. At D=64 on layouts with partial blocks, which
 # take it (hopper.lazy_rescale; here on rows of any length: causal diagonals, a ragged
 # end, a table walk), and on dense rows (the exact rescale) with the same scores; at D=128
-# (the ping-pong forward, hopper_pingpong.lazy_rescale) on all four.
+# (the ping-pong forward, hopper_pingpong.lazy_rescale, which takes the same row gate)
+# likewise.
 RISING_CASES = [("causal", 1024), ("causal", 1000), ("bigbird & causal", 2048),
                 ("dense", 1024)]
 

@@ -144,10 +144,10 @@ if AVAILABLE:
     from triton.experimental.gluon.language.nvidia.hopper import (mbarrier, warpgroup_mma,
                                                                   warpgroup_mma_wait)
 
-    from .hopper import (_coords_at, _issue_kv_at, _padding, _row_walk, _run_offset,
-                         _rescale_rows, _softmax_step, _tile_keys, fill_item, fill_slot, finish_rows,
-                         mask_padding, partial_select, store_rows, sync_partition, tma,
-                         tma_load)
+    from .hopper import (_coords_at, _issue_kv_at, _padding, _rescale_rows, _row_walk,
+                         _run_offset, _softmax_step, _tile_keys, fill_item, fill_slot,
+                         finish_rows, mask_padding, partial_select, store_rows,
+                         sync_partition, tma, tma_load)
 
     #: The ints the loader hands a warp group with each item (:func:`_hand_over_walk`).
     WALK_FIELDS = gl.constexpr(12)
