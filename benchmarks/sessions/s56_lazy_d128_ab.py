@@ -10,6 +10,13 @@ is 64 multiplications a thread of its ~500 instructions. Prediction: where the s
 hidden under the products (dense, long rows) 0-2%; ``causal`` (its partial tiles' mask
 and the -inf guard lengthen the softmax) 1-3%; short rows (``local(3)``, ``butterfly``,
 random+global) within +-1%, their time set at the items' boundaries.
+
+Result (call 1, log ``benchmarks/results/NVIDIA-H200-lazy-d128-ab-s56-call1.log``; best
+of three, exact -> lazy, ms): dense 3.347 -> 3.391 (-1.3%), ``causal`` 1.719 -> 1.689
+(+1.8%), ``local(3)`` 0.204 -> 0.212 (-3.6%), ``butterfly`` 0.238 -> 0.239 (-0.4%),
+random+global 0.215 -> 0.219 (-2.0%); at B=4, N=4K dense -0.6%, ``causal`` 0.492 -> 0.486
+(+1.3%). Outputs within bf16's rounding (O 1.1e-3 of the largest entry, LSE ~1e-7). Kept
+on layouts with partial blocks only (NOTES v57).
 """
 
 from benchmarks.sessions import ab

@@ -10,6 +10,12 @@ D=64, on layouts with partial blocks whose rows average 2,048 keys or more. At D
 rows with partial blocks lost 1.1% (``local(3) & causal``, NOTES v56). Prediction:
 ``causal`` 1-2% faster as in call 1; ``bigbird & causal`` (5 blocks a row) and
 ``local(3) & causal`` (3) within 1% either way, or slower, which keeps the gate.
+
+Result (call 2, log ``benchmarks/results/NVIDIA-H200-lazy-d128-rows-ab-s56-call2.log``;
+best of three, exact -> lazy, ms): ``causal`` 1.713 -> 1.680 (+1.9%), ``bigbird & causal``
+0.183 -> 0.181 (+0.6%), ``local(3) & causal`` 0.150 -> 0.149 (+0.7%); the short rows'
+rounds overlap (0.181-0.186 against 0.183-0.185; 0.149-0.151 against 0.150-0.153). The
+gate stays, as at D=64 (NOTES v57).
 """
 
 from benchmarks.sessions import ab

@@ -6,7 +6,8 @@ blocks, where the kernel carries P in float32).
 
     ncu --clock-control none --profile-from-start off --kernel-name hopper_forward_kernel \
         --section WarpStateStats --section InstructionStats --section SpeedOfLight \
-        python benchmarks/sessions/s56_ncu_lazy_full.py
+        python benchmarks/sessions/s56_ncu_lazy_full.py   (s56-call3.sh: with the stall
+                                                          reasons and local loads/stores)
 
 Why. On `causal` (call 1, ``s56_ncu_lazy.py``) the lazy kernel executed 4.7% fewer
 instructions (22.6 a warp a trip) at 1.4% more cycles an instruction and took 5% less
@@ -18,36 +19,34 @@ and stores inside its loops, while the exact one and the lazy table walk spill n
 (``ptxas -v``; the SASS). Prediction: on ``butterfly`` ~4.5% fewer instructions and a
 shorter kernel; on dense fewer instructions too but local-memory traffic and more cycles
 an instruction (long-scoreboard stalls), the time no shorter.
+
+Result (call 3, log ``benchmarks/results/NVIDIA-H200-ncu-lazy-full-s56-call3.log``): dense
+965.0M -> 917.2M instructions (-5.0%), 7.61 -> 8.06 cycles an instruction, 2.06 -> 2.10 ms;
+``butterfly`` 65.9M -> 63.1M (-4.2%), 7.89 -> 8.20, 157.1 -> 156.1 us. No local load or
+store executed in either dense kernel: the spill guess is refuted (the launched kernel is
+specialised for a broadcast layout). The cycles that grow, per instruction, are the thread
+barriers' (+0.12 / +0.14), fixed-latency waits (+0.17 / +0.16) and the short scoreboard
+(+0.11 / +0.09): a full-block trip is bound by its MMA waits and barriers, not by issue
+(NOTES v57). (Written with its own profiling loop when it ran; it now shares
+``s56_ncu_lazy.profile_both``, which makes the same calls.)
 """
 
-import torch
-
-import sparseflash
-from sparseflash.kernels import hopper, launch
+from benchmarks.sessions.s56_ncu_lazy import profile_both
+from sparseflash.kernels import hopper
 
 CASES = ["dense", "butterfly"]
 
 
 def main():
-    N, H, D = 16384, 16, 64
-    q, k, v = (torch.randn(1, H, N, D, device="cuda", dtype=torch.bfloat16)
-               for _ in range(3))
     taken = hopper.lazy_rescale
-    for pattern in CASES:
-        layout = sparseflash.compile_layout(pattern, N, block=128, device=q.device)
-        tables, meta = layout.kernel_tables(), launch.LayoutMeta.of(layout)
-        for lazy in (False, True):
-            hopper.lazy_rescale = ((lambda d, p_f32, keys: d == 64) if lazy else taken)
-            launch.clear_plans()  # the plan binds the kernel with the choice as it is now
-            run = lambda: launch.forward(q, k, v, tables, meta, D ** -0.5, None, None, 0, 0.0)
-            run()  # compiles, outside the profiled range
-            torch.cuda.synchronize()
-            print(f"profiling {pattern} lazy={lazy}", flush=True)
-            torch.cuda.cudart().cudaProfilerStart()
-            run()
-            torch.cuda.synchronize()
-            torch.cuda.cudart().cudaProfilerStop()
-    hopper.lazy_rescale = taken
+    forced = lambda head_dim, p_f32, row_keys: head_dim == 64  # noqa: E731
+
+    def set_lazy(lazy):
+        hopper.lazy_rescale = forced if lazy else taken
+    try:
+        profile_both(CASES, set_lazy)
+    finally:
+        hopper.lazy_rescale = taken
 
 
 if __name__ == "__main__":
