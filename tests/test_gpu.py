@@ -79,20 +79,25 @@ def _check_against_float64(case, dtype, dropout_p=0.0):
         kpm[0] = True
     layout = sparseflash.compile_layout(pattern, N, kv_seq_len=Nk, block=block, num_heads=Hq,
                                         device="cuda")
-    drop = {}
-    if dropout_p > 0:
-        # The seed attention() will draw: the same generator state, drawn here first.
-        from sparseflash.functional import _draw_seed
-        from sparseflash.reference import dropout_keep_mask
-        state = torch.cuda.get_rng_state()
-        seed = int(_draw_seed(q.device).item())
-        torch.cuda.set_rng_state(state)
-        bh = torch.arange(B * Hq, device="cuda").view(B, Hq, 1, 1)
-        keep = dropout_keep_mask(seed, dropout_p, bh,
-                                 torch.arange(N, device="cuda")[:, None],
-                                 torch.arange(Nk, device="cuda")[None, :])
-        drop = dict(dropout_keep=keep, dropout_p=dropout_p)
-    _assert_matches_float64(q, k, v, do, layout, kpm, dropout_p, drop)
+    _assert_matches_float64(q, k, v, do, layout, kpm, dropout_p,
+                            _reference_dropout(B, Hq, N, Nk, dropout_p))
+
+
+def _reference_dropout(B, Hq, N, Nk, dropout_p) -> dict:
+    """The references' dropout arguments for the next ``sparseflash.attention`` call with
+    ``dropout_p`` on (B, Hq, N) queries and Nk keys: the keep mask of the seed it will
+    draw (the same generator state, drawn here first); {} without dropout."""
+    if dropout_p == 0:
+        return {}
+    from sparseflash.functional import _draw_seed
+    from sparseflash.reference import dropout_keep_mask
+    state = torch.cuda.get_rng_state()
+    seed = int(_draw_seed(torch.device("cuda")).item())
+    torch.cuda.set_rng_state(state)
+    bh = torch.arange(B * Hq, device="cuda").view(B, Hq, 1, 1)
+    keep = dropout_keep_mask(seed, dropout_p, bh, torch.arange(N, device="cuda")[:, None],
+                             torch.arange(Nk, device="cuda")[None, :])
+    return dict(dropout_keep=keep, dropout_p=dropout_p)
 
 
 def _assert_matches_float64(q, k, v, do, layout, kpm=None, dropout_p=0.0, drop=None):
@@ -197,6 +202,23 @@ RISING_CASES = [("causal", 1024), ("causal", 1000), ("bigbird & causal", 2048),
 @pytest.mark.parametrize("pattern,n", RISING_CASES, ids=[f"{p}-{n}" for p, n in RISING_CASES])
 @pytest.mark.parametrize("head_dim", [64, 128], ids=["D64", "D128"])
 def test_gluon_forward_rising_scores_against_float64(head_dim, pattern, n, dtype, monkeypatch):
+    _check_rising_scores(head_dim, pattern, n, dtype, monkeypatch)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("pattern,n", RISING_CASES, ids=[f"{p}-{n}" for p, n in RISING_CASES])
+def test_pingpong_forward_rising_scores_with_dropout_against_float64(pattern, n, dtype,
+                                                                     monkeypatch):
+    """The same at D=128 with dropout 0.1, where the ping-pong forward takes the lazy
+    rescale too (hopper_pingpong.LAZY_WITH_DROPOUT)."""
+    from sparseflash.kernels import hopper_pingpong
+    assert hopper_pingpong.lazy_rescale(128, True, 1 << 20, has_dropout=True)
+    _check_rising_scores(128, pattern, n, dtype, monkeypatch, dropout_p=0.1)
+
+
+def _check_rising_scores(head_dim, pattern, n, dtype, monkeypatch, dropout_p=0.0):
+    """One rising-score case (``RISING_CASES``) against float64, with its Gluon kernel
+    seen to run."""
     from sparseflash.kernels import hopper, hopper_pingpong
     calls = _watch_gluon_kernel(hopper, "forward", "the Gluon forward", monkeypatch)
     pingpong_calls = _watch_gluon_kernel(hopper_pingpong, "bind_forward",
@@ -223,7 +245,8 @@ def test_gluon_forward_rising_scores_against_float64(head_dim, pattern, n, dtype
         running = scores.unflatten(-1, (-1, 128)).amax(-1).cummax(-1).values
         moved = (running[..., 1:] > running[..., :-1] + hopper.RESCALE_SLACK).any(-1)
         assert moved[..., big].float().mean() > 0.5 and not moved[..., ~big].any()
-    _assert_matches_float64(q, k, v, do, layout)
+    _assert_matches_float64(q, k, v, do, layout, dropout_p=dropout_p,
+                            drop=_reference_dropout(1, 4, n, n, dropout_p))
     assert calls, "the Gluon forward did not run"
     assert bool(pingpong_calls) == (head_dim == 128), "not the head dim's Gluon kernel"
 

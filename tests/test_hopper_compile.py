@@ -502,11 +502,13 @@ def test_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, dtype, pa
 # the ping-pong forward at D=128 (hopper_pingpong.LAZY_RESCALE: each warp group's two).
 LAZY_VARIANTS = [(("forward", 64, True, True, "torch.bfloat16", False), 2),
                  (("pingpong", 128, False, True, "torch.bfloat16", False), 4),
-                 (("pingpong", 128, True, True, "torch.float16", False), 4)]
+                 (("pingpong", 128, True, True, "torch.float16", False), 4),
+                 (("pingpong", 128, True, True, "torch.float16", "dropout"), 4)]
 
 
 @pytest.mark.parametrize("variant, tests", LAZY_VARIANTS,
-                         ids=["own-64", "pingpong-128", "pingpong-128-fp16"])
+                         ids=["own-64", "pingpong-128", "pingpong-128-fp16",
+                              "pingpong-128-dropout"])
 def test_lazy_rescale_tests_both_rows_of_a_thread(compiled, variant, tests):
     """The lazy rescale (hopper.LAZY_RESCALE, hopper_pingpong.LAZY_RESCALE) skips a
     thread's multiplications when the factors of its accumulator elements 0 and 2 are 1,
@@ -523,11 +525,10 @@ def test_lazy_rescale_tests_both_rows_of_a_thread(compiled, variant, tests):
 
 def test_exact_rescale_has_no_test(compiled):
     """Rows too short for hopper's lazy rescale (hopper.lazy_rescale), layouts of full
-    blocks at D=128, calls with dropout and the ping-pong forward at D=64 take the exact
-    one: no test of the factors."""
+    blocks at D=128 and the ping-pong forward at D=64 take the exact one: no test of the
+    factors."""
     for variant in (("forward", 64, True, True, "torch.bfloat16", "short"),
                     ("pingpong", 128, True, False, "torch.bfloat16", False),
-                    ("pingpong", 128, True, True, "torch.float16", "dropout"),
                     ("pingpong", 64, False, True, "torch.bfloat16", "both")):
         tests = compiled[variant]["rescale_tests"]
         if tests is None:
@@ -545,7 +546,8 @@ def test_lazy_rescale_is_taken_on_long_rows_with_partial_blocks_only():
     assert pingpong(128, True, keys) is hopper_pingpong.LAZY_RESCALE
     assert not pingpong(128, True, keys - 1)
     assert not pingpong(128, False, 10 * keys)                  # full blocks
-    assert not pingpong(128, True, 10 * keys, has_dropout=True)
+    assert pingpong(128, True, keys, has_dropout=True) is hopper_pingpong.LAZY_WITH_DROPOUT
+    assert not pingpong(128, True, keys - 1, has_dropout=True)
     assert not pingpong(64, True, 10 * keys)
 
 

@@ -132,15 +132,18 @@ D64_MASKED_ROW_KEYS = 2048
 #: a thread whose two rows keep theirs skips its 64 multiplications a round. Taken
 #: (:func:`lazy_rescale`) as ``hopper``'s own kernel takes it at D=64: on layouts with
 #: partial blocks (which carry P in float32 here too) whose rows average at least
-#: ``hopper.LAZY_RESCALE_ROW_KEYS`` keys, without dropout. On an H200 (NOTES v57,
+#: ``hopper.LAZY_RESCALE_ROW_KEYS`` keys (with dropout too: :data:`LAZY_WITH_DROPOUT`).
+#: On an H200 (NOTES v57,
 #: ``benchmarks/sessions/s56_lazy_d128_ab.py``) ``causal`` forwards took 1.689 ms against
 #: 1.719 at 16K tokens and 0.486 against 0.492 at 4K, while layouts of full blocks lost
 #: 0.4-3.6% (dense 3.391 against 3.347, ``local(3)`` 0.212 against 0.204).
 LAZY_RESCALE = True
 #: Whether :func:`lazy_rescale` takes the lazy rescale on calls with dropout too (which
-#: draw a keep mask for each tile's P after the softmax, and sum the undropped P into the
-#: rows' totals, so the rule is the same); off until measured.
-LAZY_WITH_DROPOUT = False
+#: draw each tile's keep mask after its softmax and sum the undropped P into the rows'
+#: totals, so the rescale's rule is the same). On an H200 (NOTES v58,
+#: ``benchmarks/sessions/s57_lazy_dropout_ab.py``) ``causal`` forwards with dropout 0.1
+#: took 2.910 ms against 2.963 at 16K tokens and 0.889 against 0.901 at 4K.
+LAZY_WITH_DROPOUT = True
 
 if AVAILABLE:
     from triton.experimental import gluon
@@ -703,7 +706,8 @@ def lazy_rescale(head_dim: int, has_partial: bool, row_keys: int,
     """Whether :func:`pingpong_forward_kernel` takes :data:`LAZY_RESCALE` at ``head_dim``,
     on a layout with partial blocks or not whose rows average ``row_keys`` keys, for calls
     with dropout or without: at D=128, with partial blocks, from
-    ``hopper.LAZY_RESCALE_ROW_KEYS`` keys on, without dropout."""
+    ``hopper.LAZY_RESCALE_ROW_KEYS`` keys on, with dropout where
+    :data:`LAZY_WITH_DROPOUT`."""
     return (bool(LAZY_RESCALE) and head_dim == 128 and bool(has_partial)
             and (not has_dropout or bool(LAZY_WITH_DROPOUT))
             and row_keys >= hopper.LAZY_RESCALE_ROW_KEYS)
