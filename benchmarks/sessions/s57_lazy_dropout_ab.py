@@ -11,6 +11,12 @@ Triton 3.6 the lazy form spills what the exact one spills (144 bytes, as every D
 dropout forward), and its SASS tests each thread's two rows (two registers a test).
 Prediction: ``causal`` with dropout 0.1 at 16K and at 4K 0.5-1.5% faster; outputs within
 bf16's rounding of the exact kernel's (the keep masks are the same draws).
+
+Result (call 3, log ``benchmarks/results/NVIDIA-H200-lazy-dropout-ab-s57-call3.log``; best
+of three, exact -> lazy, ms): ``causal`` 2.963 -> 2.910 at 16K (+1.8%; means of six runs
+3.000 -> 2.964), 0.901 -> 0.889 at 4K (+1.4%); ``bigbird & causal`` (rows under the row
+gate: the same kernel) 0.353 -> 0.354. O within 9.7e-4 of its largest entry, LSE 1.3e-7.
+Kept: ``LAZY_WITH_DROPOUT = True`` (NOTES v58).
 """
 
 from benchmarks.sessions import ab
