@@ -144,6 +144,10 @@ LAZY_RESCALE = True
 #: ``benchmarks/sessions/s57_lazy_dropout_ab.py``) ``causal`` forwards with dropout 0.1
 #: took 2.910 ms against 2.963 at 16K tokens and 0.889 against 0.901 at 4K.
 LAZY_WITH_DROPOUT = True
+#: The head dims at which :func:`lazy_rescale` may take it (D=64 calls run this kernel
+#: with dropout, or on long masked rows that ``hopper``'s own kernel would carry P in
+#: the MMA's dtype through; not measured there).
+LAZY_HEAD_DIMS = (128,)
 
 if AVAILABLE:
     from triton.experimental import gluon
@@ -708,7 +712,7 @@ def lazy_rescale(head_dim: int, has_partial: bool, row_keys: int,
     with dropout or without: at D=128, with partial blocks, from
     ``hopper.LAZY_RESCALE_ROW_KEYS`` keys on, with dropout where
     :data:`LAZY_WITH_DROPOUT`."""
-    return (bool(LAZY_RESCALE) and head_dim == 128 and bool(has_partial)
+    return (bool(LAZY_RESCALE) and head_dim in LAZY_HEAD_DIMS and bool(has_partial)
             and (not has_dropout or bool(LAZY_WITH_DROPOUT))
             and row_keys >= hopper.LAZY_RESCALE_ROW_KEYS)
 
