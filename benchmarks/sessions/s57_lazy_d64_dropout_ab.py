@@ -10,6 +10,10 @@ dropout and carries P in float32 on partial blocks too. Compiled for sm_90 with 
 it spills nothing either way, and its SASS tests two registers a test. A warp group's
 accumulator is 64 x 64 here: 32 multiplications a thread a round, half D=128's. Prediction:
 ``causal`` with dropout 0.1 at 16K and 4K 0.5-1.5% faster.
+
+Result (call 5, log ``benchmarks/results/NVIDIA-H200-lazy-d64-dropout-ab-s57-call5.log``;
+best of two, exact -> lazy, ms): ``causal`` 2.293 -> 2.291 at 16K (+0.1%), 0.703 -> 0.710
+at 4K (-1.0%, in both rounds). O within 7.7e-4 of its largest entry. Not kept (NOTES v58).
 """
 
 from benchmarks.sessions import ab

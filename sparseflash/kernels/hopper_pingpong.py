@@ -144,9 +144,10 @@ LAZY_RESCALE = True
 #: ``benchmarks/sessions/s57_lazy_dropout_ab.py``) ``causal`` forwards with dropout 0.1
 #: took 2.910 ms against 2.963 at 16K tokens and 0.889 against 0.901 at 4K.
 LAZY_WITH_DROPOUT = True
-#: The head dims at which :func:`lazy_rescale` may take it (D=64 calls run this kernel
-#: with dropout, or on long masked rows that ``hopper``'s own kernel would carry P in
-#: the MMA's dtype through; not measured there).
+#: The head dims at which :func:`lazy_rescale` may take it. D=64 calls with dropout run
+#: this kernel too, but there (32 multiplications a thread a round) it did not pay: on an
+#: H200 (NOTES v58, ``benchmarks/sessions/s57_lazy_d64_dropout_ab.py``) ``causal`` with
+#: dropout 0.1 took 2.291 ms against 2.293 at 16K tokens and 0.710 against 0.703 at 4K.
 LAZY_HEAD_DIMS = (128,)
 
 if AVAILABLE:
