@@ -499,7 +499,8 @@ def test_forward_compiles_for_sm90(compiled, d, row_runs, has_partial, dtype, pa
 
 # (variant, the lazy rescale's tests in its SASS) on long rows with partial blocks:
 # hopper's own D=64 forward (one test in the full tiles' loop, one in the partial tiles'),
-# the ping-pong forward at D=128 (hopper_pingpong.LAZY_RESCALE: each warp group's two).
+# the ping-pong forward at D=128 (hopper_pingpong.LAZY_RESCALE: each warp group's two),
+# with dropout too (hopper_pingpong.LAZY_WITH_DROPOUT).
 LAZY_VARIANTS = [(("forward", 64, True, True, "torch.bfloat16", False), 2),
                  (("pingpong", 128, False, True, "torch.bfloat16", False), 4),
                  (("pingpong", 128, True, True, "torch.float16", False), 4),
@@ -549,6 +550,7 @@ def test_lazy_rescale_is_taken_on_long_rows_with_partial_blocks_only():
     assert pingpong(128, True, keys, has_dropout=True) is hopper_pingpong.LAZY_WITH_DROPOUT
     assert not pingpong(128, True, keys - 1, has_dropout=True)
     assert not pingpong(64, True, 10 * keys)
+    assert not pingpong(64, True, 10 * keys, has_dropout=True)  # D=64: not paid (NOTES v58)
 
 
 @pytest.mark.parametrize("scheduled", [True, False], ids=["scheduled", "unscheduled"])

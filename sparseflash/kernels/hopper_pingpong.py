@@ -710,7 +710,7 @@ def lazy_rescale(head_dim: int, has_partial: bool, row_keys: int,
                  has_dropout: bool = False) -> bool:
     """Whether :func:`pingpong_forward_kernel` takes :data:`LAZY_RESCALE` at ``head_dim``,
     on a layout with partial blocks or not whose rows average ``row_keys`` keys, for calls
-    with dropout or without: at D=128, with partial blocks, from
+    with dropout or without: at :data:`LAZY_HEAD_DIMS` (D=128), with partial blocks, from
     ``hopper.LAZY_RESCALE_ROW_KEYS`` keys on, with dropout where
     :data:`LAZY_WITH_DROPOUT`."""
     return (bool(LAZY_RESCALE) and head_dim in LAZY_HEAD_DIMS and bool(has_partial)
