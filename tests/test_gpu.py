@@ -374,7 +374,8 @@ def test_pingpong_forward_with_dropout_against_float64(case, dtype, monkeypatch)
     from sparseflash.kernels import hopper_pingpong, launch
     calls = _watch_gluon_kernel(hopper_pingpong, "bind_forward", "the ping-pong forward",
                                 monkeypatch)
-    # D=64 forced where the default leaves calls with dropout to the Triton forward.
+    # D=64 forced: the default takes it too (hopper_pingpong.DROPOUT_HEAD_DIMS), and the
+    # test keeps this kernel should that change.
     monkeypatch.setenv("SPARSEFLASH_PINGPONG", "1" if case[6] != 128 else "auto")
     launch.clear_plans()
     _check_against_float64(case[:9], dtype, dropout_p=case[9])
