@@ -132,18 +132,20 @@ event_tables() {
         --patterns "${PATTERNS[@]}"
 }
 
-# length_sweep D DTYPE: the five headline patterns at N = 1K, 4K and 64K (16K tokens a call)
-# at head dim D in DTYPE from CUDA graphs, sparseflash and the peers in processes of their
-# own: the README's speed-against-N points beside graph_tables' 16K ones.
+# length_sweep DTYPE: the five headline patterns at N = 1K, 4K and 64K (16K tokens a call)
+# at D=64 and then D=128 in DTYPE from CUDA graphs, sparseflash and the peers in processes
+# of their own: the README's speed-against-N points beside graph_tables' 16K ones.
 length_sweep() {
-    local prefix=sweep methods
-    if [ "$2" != bfloat16 ]; then prefix=sweep-fp16; fi
-    for methods in sparseflash "flex sdpa-cudnn"; do
-        step $prefix-d$1-${methods%% *} python -m benchmarks.attention \
-            --seq-lens 1024 4096 65536 --head-dims $1 --modes fwd fwd+bwd \
-            --dtypes $2 --methods $methods --timer cudagraph \
-            --patterns "${PATTERNS[@]}" --out $RES/$prefix-d$1-${methods%% *}.json \
-            --note "$NOTE: N sweep, $methods"
+    local prefix=sweep d methods
+    if [ "$1" != bfloat16 ]; then prefix=sweep-fp16; fi
+    for d in 64 128; do
+        for methods in sparseflash "flex sdpa-cudnn"; do
+            step $prefix-d$d-${methods%% *} python -m benchmarks.attention \
+                --seq-lens 1024 4096 65536 --head-dims $d --modes fwd fwd+bwd \
+                --dtypes $1 --methods $methods --timer cudagraph \
+                --patterns "${PATTERNS[@]}" --out $RES/$prefix-d$d-${methods%% *}.json \
+                --note "$NOTE: N sweep, $methods"
+        done
     done
 }
 

@@ -12,8 +12,6 @@ source benchmarks/sessions/common.sh
 BUDGET=580
 NOTE="s57 call 1 (benchmarks/sessions/s57-call1.sh)"
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
-for d in 64 128; do
-    length_sweep $d bfloat16
-done
+length_sweep bfloat16
 grep -h "exit" $LOGS/*.log
 pack

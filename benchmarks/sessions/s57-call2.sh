@@ -12,9 +12,7 @@ source benchmarks/sessions/common.sh
 BUDGET=580
 NOTE="s57 call 2 (benchmarks/sessions/s57-call2.sh)"
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
-for d in 64 128; do
-    length_sweep $d float16
-done
+length_sweep float16
 # Then the README's do_bench table (bf16, the five headline patterns), session 51's until now.
 event_tables 64
 event_tables 128
