@@ -1,0 +1,14 @@
+# Session 58, device call 5: target 4's scale rows on an H100 (N = 1,048,576, B=1, H=16,
+# `local(3)` and `butterfly`, fwd and fwd+bwd, bf16, D=64 and 128, peak memory), then the
+# cold start (first-call compile and autotune) on a machine with an empty Triton cache.
+source benchmarks/sessions/common.sh
+BUDGET=400
+NOTE="s58 call 5 (benchmarks/sessions/s58-call5.sh)"
+nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
+for d in 64 128; do
+    step scale-1m-d$d python -m benchmarks.attention --seq-lens 1048576 --tokens 1048576 \
+        --heads 16 --head-dims $d --patterns "local(3)" butterfly --methods sparseflash \
+        --modes fwd fwd+bwd --out $RES/attention-1m-d$d.json --note "$NOTE, alone on the GPU"
+done
+grep -h "exit" $LOGS/scale*.log
+pack
