@@ -1,6 +1,5 @@
 # Session 58, device call 5: target 4's scale rows on an H100 (N = 1,048,576, B=1, H=16,
-# `local(3)` and `butterfly`, fwd and fwd+bwd, bf16, D=64 and 128, peak memory), then the
-# cold start (first-call compile and autotune) on a machine with an empty Triton cache.
+# `local(3)` and `butterfly`, fwd and fwd+bwd, bf16, D=64 and 128, peak memory).
 source benchmarks/sessions/common.sh
 BUDGET=400
 NOTE="s58 call 5 (benchmarks/sessions/s58-call5.sh)"
