@@ -3,7 +3,7 @@
 # then a second process that finds the compiled kernels and the picks on disk.
 source benchmarks/sessions/common.sh
 BUDGET=200
-NOTE="s58 call 7 (benchmarks/sessions/s58-call6.sh)"
+NOTE="s58 call 7 (benchmarks/sessions/s58-call7.sh)"
 export TRITON_CACHE_DIR=/tmp/s58-cold-cache
 rm -rf $TRITON_CACHE_DIR
 step cold-d128 python -m benchmarks.cold_start --head-dims 128 --out $RES/cold-d128.json
