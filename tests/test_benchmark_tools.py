@@ -609,6 +609,26 @@ def test_targets_misses_name_each_row_under_its_target():
     assert len(missed["sparse efficiency"]) == 2
 
 
+def test_targets_without_a_peer_are_not_called_met(tmp_path, capsys):
+    """Rows whose peer did not run (Flex out of memory at 64K on an H100, session 58) are
+    neither missed nor met: with no Flex row at all the target reads "not checked", and
+    with some missing the met line counts the rows it could not compare."""
+    from benchmarks import targets
+    no_flex = [r for r in _target_rows() if r["method"] != "flex"]
+    assert targets.coverage(targets.Table(no_flex))["ratio to Flex"] == (0, 4)
+    some_flex = [r for r in _target_rows(d=128)
+                 if (r["method"], r["pattern"]) != ("flex", "local(3)")]
+    assert targets.coverage(targets.Table(some_flex))["ratio to Flex"] == (2, 4)
+    path = _write(tmp_path, "r.json", [dict(gpu="G", note="a", rows=no_flex),
+                                       dict(gpu="H", note="b", rows=some_flex)])
+    targets.main([str(path), "--note", "a", "--note", "b"])
+    out = capsys.readouterr().out
+    assert "- not checked, ratio to Flex: no Flex rows" in out
+    assert ("- met, ratio to Flex: every row (2 of 4 rows not compared: no Flex row)"
+            in out)
+    assert out.count("- met, dense against cuDNN: every row\n") == 1  # D=128 only
+
+
 def test_targets_misses_print_the_decimals_that_show_them_under_the_mark(tmp_path, capsys):
     """A ratio of 1.797 against 1.8 reads 1.797x, not 1.80x; a share of 89.96% against 90%
     reads 89.96%; a miss that two decimals show (1.70x) keeps two."""
