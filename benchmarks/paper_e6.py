@@ -197,25 +197,19 @@ _compiled_flex = None
 def _flex_block_mask(layout, lengths):
     """A FlexAttention BlockMask with the layout's blocks AND the per-sequence key padding;
     blocks that contain padding become partial automatically."""
-    import torch
     from torch.nn.attention.flex_attention import create_block_mask
-    from sparseflash.layout.layout import CODE_ANTICAUSAL, CODE_BOUNDS, CODE_CAUSAL
-    codes = layout.block_codes().to(lengths.device).to(torch.int32)
-    block, nk_tokens = layout.block, layout.kv_seq_len
+    from benchmarks.peers import layout_mask_mod
     per_head = layout.num_heads > 1
+    layout_on = layout_mask_mod(layout, lengths.device)
 
     def mask_mod(b, h, q_idx, kv_idx):
-        c = codes[h if per_head else 0, q_idx // block, kv_idx // block]
-        on = ((c == 3) | ((c == CODE_BOUNDS) & (kv_idx < nk_tokens))
-              | ((c == CODE_CAUSAL) & (q_idx >= kv_idx))
-              | ((c == CODE_ANTICAUSAL) & (q_idx < kv_idx)))
-        return on & (kv_idx < lengths[b])
+        return layout_on(b, h, q_idx, kv_idx) & (kv_idx < lengths[b])
     # Uncompiled, create_block_mask materialises the B x N x N booleans first (68 GB at
     # N = 65536, B = 16); compiled, the mask evaluation is fused with the per-block reduction
     # (pytorch/pytorch#130106, and the advice in #134756).
     return create_block_mask(mask_mod, B=lengths.shape[0], H=layout.num_heads if per_head else None,
-                             Q_LEN=layout.seq_len, KV_LEN=nk_tokens, device=lengths.device,
-                             BLOCK_SIZE=block, _compile=lengths.device.type == "cuda")
+                             Q_LEN=layout.seq_len, KV_LEN=layout.kv_seq_len, device=lengths.device,
+                             BLOCK_SIZE=layout.block, _compile=lengths.device.type == "cuda")
 
 
 def build(method: E6Method, q, k, v, layout, lengths, dropout_p: float) -> Callable:

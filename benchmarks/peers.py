@@ -46,21 +46,38 @@ def sdpa_method(backend_name: str):
     return build
 
 
-def flex_block_mask(layout: Layout, batch: Optional[int] = None):
-    """A FlexAttention BlockMask with exactly the layout's blocks: full blocks as full,
-    partial blocks evaluated with a mask_mod that reads the layout's block codes."""
-    from torch.nn.attention.flex_attention import create_block_mask
-    codes = layout.block_codes().to(layout.device).to(torch.int32)  # (H, nq, nk)
+def layout_mask_mod(layout: Layout, device: torch.device) -> Callable:
+    """FlexAttention's ``mask_mod(b, h, q_idx, kv_idx)`` for the layout's token mask: the
+    block's code (full, off, or partial: bounds, causal, anticausal) read from a ``(H, nq,
+    nk)`` table on ``device``, then the token test its partial code asks."""
+    from sparseflash.layout.layout import CODE_ANTICAUSAL, CODE_BOUNDS, CODE_CAUSAL
+    codes = layout.block_codes().to(device).to(torch.int32)
     block, nk_tokens = layout.block, layout.kv_seq_len
     per_head = layout.num_heads > 1
 
     def mask_mod(b, h, q_idx, kv_idx):
         c = codes[h if per_head else 0, q_idx // block, kv_idx // block]
-        return ((c == 3) | ((c == 0) & (kv_idx < nk_tokens)) | ((c == 1) & (q_idx >= kv_idx))
-                | ((c == 2) & (q_idx < kv_idx)))
-    return create_block_mask(mask_mod, B=None, H=layout.num_heads if per_head else None,
+        return ((c == 3) | ((c == CODE_BOUNDS) & (kv_idx < nk_tokens))
+                | ((c == CODE_CAUSAL) & (q_idx >= kv_idx))
+                | ((c == CODE_ANTICAUSAL) & (q_idx < kv_idx)))
+    return mask_mod
+
+
+def flex_block_mask(layout: Layout):
+    """A FlexAttention BlockMask with exactly the layout's blocks: full blocks as full,
+    partial blocks evaluated with :func:`layout_mask_mod`.
+
+    Built compiled on CUDA: uncompiled, ``create_block_mask`` evaluates the mask over
+    every (query, key) pair at once, 32 GiB of int64 indices at N = 65,536, which did not
+    fit beside the inputs on an 80 GB H100 (session 58); compiled, the evaluation is fused
+    with the per-block reduction (as :func:`benchmarks.paper_e6` does for its padding)."""
+    from torch.nn.attention.flex_attention import create_block_mask
+    per_head = layout.num_heads > 1
+    return create_block_mask(layout_mask_mod(layout, layout.device), B=None,
+                             H=layout.num_heads if per_head else None,
                              Q_LEN=layout.seq_len, KV_LEN=layout.kv_seq_len,
-                             device=layout.device, BLOCK_SIZE=block)
+                             device=layout.device, BLOCK_SIZE=layout.block,
+                             _compile=torch.device(layout.device).type == "cuda")
 
 
 _compiled_flex = None

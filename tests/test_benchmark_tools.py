@@ -547,6 +547,44 @@ def test_attention_timer_picks_the_bench_function(monkeypatch, timer, used):
     assert calls == [used]
 
 
+# ----------------------------------------------------------------------------- Flex's mask
+@pytest.mark.parametrize("pattern,N,Nk,H,block", [
+    ("causal", 300, 300, 2, 64),
+    ("per_head(local(1), butterfly)", 513, 513, 2, 32),
+    ("bigbird & causal", 200, 200, 4, 32),
+    ("strided(4) | local(1)", 130, 300, 1, 32),
+])
+def test_flex_mask_mod_is_the_layouts_token_mask(pattern, N, Nk, H, block):
+    """FlexAttention gets the layout's token mask exactly, tails and per-head layouts too."""
+    from torch.nn.attention.flex_attention import create_mask
+    from benchmarks.peers import layout_mask_mod
+    layout = sparseflash.compile_layout(pattern, N, kv_seq_len=Nk, block=block, num_heads=H)
+    heads = layout.num_heads if layout.num_heads > 1 else None
+    mask = create_mask(layout_mask_mod(layout, layout.device), None, heads, N, Nk, "cpu")
+    dense = layout.to_dense()
+    assert torch.equal(mask[0].expand_as(dense), dense)
+
+
+@pytest.mark.parametrize("pattern,N,H,block", [
+    ("causal", 256, 1, 64),
+    ("per_head(local(1), butterfly)", 512, 2, 32),
+    ("local(1) | global(1) | random(2)", 384, 1, 32),
+])
+def test_flex_block_mask_has_the_layouts_full_and_partial_blocks(pattern, N, H, block):
+    """Where N is a multiple of the block, Flex's block mask keeps the layout's blocks, its
+    full blocks as full and its partial ones as partial: the same blocks skipped and
+    the same masked, so the benchmark compares like with like. (In a query tail Flex
+    counts every block partial, where the kernels test the rows' bounds.)"""
+    from benchmarks.peers import flex_block_mask
+    layout = sparseflash.compile_layout(pattern, N, block=block, num_heads=H)
+    block_mask = flex_block_mask(layout)
+    codes = layout.block_codes()
+    partial = ((codes >= 0) & (codes != 3)).sum(-1)
+    full = (codes == 3).sum(-1)
+    assert torch.equal(block_mask.kv_num_blocks[0].expand_as(partial), partial)
+    assert torch.equal(block_mask.full_kv_num_blocks[0].expand_as(full), full)
+
+
 # ----------------------------------------------------------------------------- targets
 def _target_rows(d=64, timer="cudagraph"):
     """sparseflash, Flex and cuDNN on dense and one 10% pattern, fwd and fwd+bwd."""
