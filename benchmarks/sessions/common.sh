@@ -44,6 +44,14 @@ d64_forward_checks() {
         "(gluon_forward_against or own_forward_filling or d64_forward_choice or test_against_float64) and D64 and not test_tma"
 }
 
+# gpu_suite: the whole GPU suite (tests/test_gpu.py, against float64) as step gpu-suite,
+# in eight pytest-xdist workers that share the GPU so that its compiles, most of its time,
+# run in parallel (4 minutes on an H100 in session 58, about 30 serially); then its tail.
+gpu_suite() {
+    step gpu-suite python -m pytest -q -p no:cacheprovider -n 8 --durations=10 tests/test_gpu.py
+    tail -3 $LOGS/gpu-suite.log
+}
+
 # forward_stall_sites: Nsight Compute's source page (warp stall samples by SASS instruction)
 # of hopper's own D=64 forward on s53_ncu_issue.py's cases, saved as $RES/source.csv.gz and
 # summarised by s54_stall_sites.py as step `sites` (where its long-scoreboard stalls sit).
