@@ -59,11 +59,13 @@ def _targets_table_lines(results: str, note: str, dtype: str, peer: bool) -> lis
 
 
 def test_readme_speed_tables_are_the_recorded_runs():
-    """The README's two speed tables are, line for line, what `python -m benchmarks.targets`
-    prints from the records they cite (the README names the note of each)."""
+    """The README's speed tables (the H200's two, the H100's one) are, line for line, what
+    `python -m benchmarks.targets` prints from the records they cite (the README names the
+    note of each)."""
     readme = (ROOT / "README.md").read_text().splitlines()
     for results, note, peer in (("NVIDIA-H200-attention-cudagraph.json", "s56 call 2", False),
-                                ("NVIDIA-H200-attention.json", "s51 call 3", True)):
+                                ("NVIDIA-H200-attention.json", "s51 call 3", True),
+                                ("NVIDIA-H100-attention-cudagraph.json", "s58 call 2", False)):
         lines = _targets_table_lines(results, note, "bfloat16", peer)
         assert len(lines) > 4, f"no rows under {note!r} in {results}"
         assert f"`{note}`" in "\n".join(readme), f"the README does not cite {note!r}"
