@@ -63,21 +63,24 @@ def layout_mask_mod(layout: Layout, device: torch.device) -> Callable:
     return mask_mod
 
 
-def flex_block_mask(layout: Layout):
+def flex_block_mask(layout: Layout, compiled: Optional[bool] = None):
     """A FlexAttention BlockMask with exactly the layout's blocks: full blocks as full,
     partial blocks evaluated with :func:`layout_mask_mod`.
 
-    Built compiled on CUDA: uncompiled, ``create_block_mask`` evaluates the mask over
-    every (query, key) pair at once, 32 GiB of int64 indices at N = 65,536, which did not
-    fit beside the inputs on an 80 GB H100 (session 58); compiled, the evaluation is fused
-    with the per-block reduction (as :func:`benchmarks.paper_e6` does for its padding)."""
+    Built compiled (``compiled``; by default on CUDA): uncompiled, ``create_block_mask``
+    evaluates the mask over every (query, key) pair at once, 32 GiB of int64 indices at
+    N = 65,536, which did not fit beside the inputs on an 80 GB H100 (session 58);
+    compiled, the evaluation is fused with the per-block reduction (as
+    :func:`benchmarks.paper_e6` does for its padding). Its ``_compile`` flag, deprecated
+    in torch 2.13 for ``torch.compile(create_block_mask)``, is what torch 2.11 offers."""
     from torch.nn.attention.flex_attention import create_block_mask
+    if compiled is None:
+        compiled = torch.device(layout.device).type == "cuda"
     per_head = layout.num_heads > 1
     return create_block_mask(layout_mask_mod(layout, layout.device), B=None,
                              H=layout.num_heads if per_head else None,
                              Q_LEN=layout.seq_len, KV_LEN=layout.kv_seq_len,
-                             device=layout.device, BLOCK_SIZE=layout.block,
-                             _compile=torch.device(layout.device).type == "cuda")
+                             device=layout.device, BLOCK_SIZE=layout.block, _compile=compiled)
 
 
 _compiled_flex = None

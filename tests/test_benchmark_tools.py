@@ -585,6 +585,19 @@ def test_flex_block_mask_has_the_layouts_full_and_partial_blocks(pattern, N, H, 
     assert torch.equal(block_mask.full_kv_num_blocks[0].expand_as(full), full)
 
 
+def test_flex_block_mask_built_compiled_equals_the_eager_one():
+    """On CUDA the benchmark builds Flex's block mask compiled (eager needs N^2 memory);
+    compiled on the CPU here, it equals the eager one block for block."""
+    from benchmarks.peers import flex_block_mask
+    layout = sparseflash.compile_layout("per_head(causal, butterfly)", 1024, block=128,
+                                        num_heads=2)
+    compiled, eager = flex_block_mask(layout, compiled=True), flex_block_mask(layout)
+    names = ("kv_num_blocks", "kv_indices", "full_kv_num_blocks", "full_kv_indices")
+    for name in names:
+        assert torch.equal(getattr(compiled, name), getattr(eager, name)), name
+    assert eager.full_kv_num_blocks.sum() > 0 and eager.kv_num_blocks.sum() > 0
+
+
 # ----------------------------------------------------------------------------- targets
 def _target_rows(d=64, timer="cudagraph"):
     """sparseflash, Flex and cuDNN on dense and one 10% pattern, fwd and fwd+bwd."""
