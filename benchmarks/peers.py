@@ -72,7 +72,8 @@ def flex_block_mask(layout: Layout, compiled: Optional[bool] = None):
     N = 65,536, which did not fit beside the inputs on an 80 GB H100 (session 58);
     compiled, the evaluation is fused with the per-block reduction (as
     :func:`benchmarks.paper_e6` does for its padding). Its ``_compile`` flag, deprecated
-    in torch 2.13 for ``torch.compile(create_block_mask)``, is what torch 2.11 offers."""
+    in torch 2.13 for ``torch.compile(create_block_mask)``, is the form that ran on the
+    GPU machine's torch 2.11 (paper_e6 to N = 65,536, session 50)."""
     from torch.nn.attention.flex_attention import create_block_mask
     if compiled is None:
         compiled = torch.device(layout.device).type == "cuda"
