@@ -13,8 +13,10 @@ kernel. Effective
 TFLOP/s = 4 * B * H * N^2 * D * density / time (x 3.5 for fwd+bwd; x 2.5 for bwd), density
 being the fraction of blocks on. Each row also records the wall time of the method's first
 forward and backward call in the process (``first_call_s``, ``first_backward_s``): compile
-and autotune time for the first pattern at a (D, dtype), launch time after. Rows go to ``benchmarks/results/<gpu>-attention.json``
-(appended per run, with the command, GPU, versions) and a markdown table is printed.
+and autotune time for the first pattern at a (D, dtype), launch time after. Rows go to
+``benchmarks/results/<gpu>-attention.json`` (appended per run, with the command, GPU,
+versions, and under ``failures`` each method that failed its check, call or timing, with
+the error) and a markdown table is printed, the failures listed under it.
 
 ``--timer cudagraph`` times every method with ``triton.testing.do_bench_cudagraph``
 instead: each call (a forward, or a forward and its backward) captured many times over in
@@ -32,6 +34,7 @@ import platform
 import sys
 import time
 from pathlib import Path
+from typing import Dict, List, Optional
 
 import torch
 
@@ -142,9 +145,25 @@ def _peak_mb(fn, mode, inputs) -> float:
     return (torch.cuda.max_memory_allocated() - base) / 2**20
 
 
-def run(args) -> list:
+def _failure(method: str, pattern: str, N: int, D: int, dtype: str, mode: Optional[str],
+             exc: BaseException, stage: str) -> Dict:
+    """A method that could not run or be timed, as the record keeps it: printed too, so
+    that a peer out of memory (Flex at 64K on an 80 GB H100, session 58) is on record
+    and not merely absent from the rows."""
+    failure = dict(method=method, pattern=pattern, N=N, D=D, dtype=dtype, mode=mode,
+                   stage=stage, error=f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+    where = f" {mode}" if mode else ""
+    print(f"  {method} on {pattern!r} N={N} D={D}{where}: {stage} failed: {failure['error']}",
+          file=sys.stderr)
+    return failure
+
+
+def run(args, failures: Optional[List[Dict]] = None) -> list:
+    """The measured rows; each method that fails a check, a call or its timing is skipped
+    and, given ``failures``, appended to it (:func:`_failure`)."""
     device = torch.device("cuda")
     rows = []
+    failures = [] if failures is None else failures
     gpu = torch.cuda.get_device_name()
     for dtype_name in args.dtypes:
         dtype = getattr(torch, dtype_name)
@@ -187,11 +206,12 @@ def run(args) -> list:
                                 first_bwd_s = time.perf_counter() - started
                             if reference is None:
                                 reference = _reference(q, k, v, layout)
-                            err = _check(out, reference, method, 2e-2 if dtype != torch.float32 else 1e-3)
+                            tol = 2e-2 if dtype != torch.float32 else 1e-3
+                            err = _check(out, reference, method, tol)
                             del out
                         except Exception as exc:  # a peer that cannot run is reported, not fatal
-                            print(f"  {method} on {pattern!r} N={N} D={D}: {type(exc).__name__}: "
-                                  f"{str(exc).splitlines()[0][:200]}", file=sys.stderr)
+                            failures.append(_failure(method, pattern, N, D, dtype_name, None,
+                                                     exc, "the checked call"))
                             continue
                         for mode in args.modes:
                             if method in FORWARD_ONLY and mode != "fwd":
@@ -200,9 +220,8 @@ def run(args) -> list:
                             try:
                                 ms, kernel_ms = _time(fn, mode, (q, k, v), args.timer)
                             except Exception as exc:  # e.g. a peer that cannot be captured
-                                print(f"  {method} on {pattern!r} N={N} D={D} {mode}: timing "
-                                      f"failed: {type(exc).__name__}: "
-                                      f"{str(exc).splitlines()[0][:200]}", file=sys.stderr)
+                                failures.append(_failure(method, pattern, N, D, dtype_name,
+                                                         mode, exc, "timing"))
                                 continue
                             tflops = _flops(layout, B, H, N, N, D, mode) / (ms * 1e-3) / 1e12
                             row = dict(method=method, pattern=pattern, density=layout.density,
@@ -239,13 +258,15 @@ def table(rows) -> str:
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seq-lens", type=int, nargs="+", default=[16384])
     p.add_argument("--head-dims", type=int, nargs="+", default=[64, 128])
     p.add_argument("--dtypes", nargs="+", default=["bfloat16"])
     p.add_argument("--patterns", nargs="+",
                    default=["dense", "local(3)", "butterfly", "local(1) | global(1) | random(2)"])
-    p.add_argument("--methods", nargs="+", default=["sparseflash", "flex", "sdpa-cudnn", "sdpa-flash"])
+    p.add_argument("--methods", nargs="+",
+                   default=["sparseflash", "flex", "sdpa-cudnn", "sdpa-flash"])
     p.add_argument("--modes", nargs="+", default=["fwd", "fwd+bwd"])
     p.add_argument("--tokens", type=int, default=16384, help="B * N")
     p.add_argument("--heads", type=int, default=16)
@@ -263,7 +284,8 @@ def main(argv=None):
     if not torch.cuda.is_available():
         sys.exit("this benchmark needs a CUDA GPU")
     started = time.time()
-    rows = run(args)
+    failures: List[Dict] = []
+    rows = run(args, failures)
     gpu = torch.cuda.get_device_name().replace(" ", "-")
     out = Path(args.out) if args.out else RESULTS / f"{gpu}-attention.json"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -272,10 +294,15 @@ def main(argv=None):
         gpu=torch.cuda.get_device_name(), torch=torch.__version__,
         triton=__import__("triton").__version__, python=platform.python_version(),
         date=time.strftime("%Y-%m-%dT%H:%M:%S%z"), seconds=round(time.time() - started, 1),
-        **({"note": args.note} if args.note else {}), rows=rows)
+        **({"note": args.note} if args.note else {}), rows=rows,
+        **({"failures": failures} if failures else {}))
     previous = json.loads(out.read_text()) if out.exists() else []
     out.write_text(json.dumps(previous + [record], indent=1))
     print(table(rows))
+    for failure in failures:
+        print(f"- not measured: {failure['method']} on `{failure['pattern']}` N={failure['N']} "
+              f"D={failure['D']} {failure['dtype']} {failure['mode'] or ''} "
+              f"({failure['stage']}: {failure['error']})")
     print(f"wrote {out}")
 
 

@@ -547,6 +547,19 @@ def test_attention_timer_picks_the_bench_function(monkeypatch, timer, used):
     assert calls == [used]
 
 
+def test_a_method_that_fails_is_kept_on_record(capsys):
+    """A peer that cannot run (Flex out of memory at 64K on an H100) leaves a failure in
+    the record, its error's first line, and says so on stderr."""
+    from benchmarks.attention import _failure
+    exc = RuntimeError("CUDA out of memory. Tried to allocate 32.00 GiB.\nmore detail")
+    failure = _failure("flex", "dense", 65536, 64, "bfloat16", None, exc, "the checked call")
+    assert failure == dict(method="flex", pattern="dense", N=65536, D=64, dtype="bfloat16",
+                           mode=None, stage="the checked call",
+                           error="RuntimeError: CUDA out of memory. Tried to allocate 32.00 GiB.")
+    err = capsys.readouterr().err
+    assert "flex on 'dense' N=65536 D=64: the checked call failed: RuntimeError" in err
+
+
 # ----------------------------------------------------------------------------- Flex's mask
 @pytest.mark.parametrize("pattern,N,Nk,H,block", [
     ("causal", 300, 300, 2, 64),
