@@ -256,6 +256,9 @@ def report(rows: Sequence[Dict]) -> str:
         compared = coverage(table)
         for target, rows_missing in misses(table).items():
             done, asked = compared[target]
+            if not asked:
+                parts.append(f"- not checked, {target}: no sparseflash rows it asks about")
+                continue
             if not done:
                 parts.append(f"- not checked, {target}: no {TARGET_PEERS[target]} rows")
                 continue

@@ -683,11 +683,15 @@ def test_targets_without_a_peer_are_not_called_met(tmp_path, capsys):
     some_flex = [r for r in _target_rows(d=128)
                  if (r["method"], r["pattern"]) != ("flex", "local(3)")]
     assert targets.coverage(targets.Table(some_flex))["ratio to Flex"] == (2, 4)
+    sparse_only = [r for r in _target_rows() if r["pattern"] != "dense"]
     path = _write(tmp_path, "r.json", [dict(gpu="G", note="a", rows=no_flex),
-                                       dict(gpu="H", note="b", rows=some_flex)])
-    targets.main([str(path), "--note", "a", "--note", "b"])
+                                       dict(gpu="H", note="b", rows=some_flex),
+                                       dict(gpu="K", note="c", rows=sparse_only)])
+    targets.main([str(path), "--note", "a", "--note", "b", "--note", "c"])
     out = capsys.readouterr().out
     assert "- not checked, ratio to Flex: no Flex rows" in out
+    assert "- not checked, dense against cuDNN: no sparseflash rows it asks about" in out
+    assert "- not checked, sparse efficiency: no sparseflash's dense rows" in out
     assert ("- met, ratio to Flex: every row (2 of 4 rows not compared: no Flex row)"
             in out)
     assert out.count("- met, dense against cuDNN: every row\n") == 1  # D=128 only
