@@ -39,7 +39,7 @@ from typing import Dict, List, Optional
 import torch
 
 import sparseflash
-from benchmarks.peers import DENSE_ONLY, METHODS
+from benchmarks.peers import DENSE_ONLY, METHODS, error_line
 from benchmarks.profile_call import kernel_times
 
 RESULTS = Path(__file__).parent / "results"
@@ -151,7 +151,7 @@ def _failure(method: str, pattern: str, N: int, D: int, dtype: str, mode: Option
     that a peer out of memory (Flex at 64K on an 80 GB H100, session 58) is on record
     and not merely absent from the rows."""
     failure = dict(method=method, pattern=pattern, N=N, D=D, dtype=dtype, mode=mode,
-                   stage=stage, error=f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+                   stage=stage, error=error_line(exc, limit=200))
     where = f" {mode}" if mode else ""
     print(f"  {method} on {pattern!r} N={N} D={D}{where}: {stage} failed: {failure['error']}",
           file=sys.stderr)

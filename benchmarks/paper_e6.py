@@ -291,16 +291,12 @@ def _status_of(exc: BaseException) -> str:
     return "error"
 
 
-def _first_line(exc: BaseException) -> str:
-    lines = [ln for ln in str(exc).splitlines() if ln.strip()]
-    return f"{type(exc).__name__}: {lines[0][:240] if lines else ''}"
-
-
 def _failure(base: Dict, mode: Optional[str], exc: BaseException) -> Dict:
-    status = _status_of(exc)
-    print(f"{base['method']:22s} N={base['N']:6d} {mode or 'all':7s} {status}: "
-          f"{_first_line(exc)}", file=sys.stderr, flush=True)
-    return dict(base, mode=mode, status=status, error=_first_line(exc))
+    from benchmarks.peers import error_line
+    status, error = _status_of(exc), error_line(exc)
+    print(f"{base['method']:22s} N={base['N']:6d} {mode or 'all':7s} {status}: {error}",
+          file=sys.stderr, flush=True)
+    return dict(base, mode=mode, status=status, error=error)
 
 
 def _run_method(method, base, q, k, v, layout, lengths, padding, idx, references, args,

@@ -19,6 +19,14 @@ import sparseflash
 from sparseflash.layout import Layout
 
 
+def error_line(exc: BaseException, limit: int = 240) -> str:
+    """``"Type: first non-blank line of the message"`` (at most ``limit`` characters of it),
+    as the benchmarks record a method that could not run; an empty message gives the type
+    alone."""
+    lines = [line for line in str(exc).splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {lines[0][:limit] if lines else ''}"
+
+
 def sparseflash_method(q, k, v, layout: Layout, **kw) -> Callable:
     return lambda: sparseflash.attention(q, k, v, layout, backend="triton")
 

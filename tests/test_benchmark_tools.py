@@ -558,6 +558,9 @@ def test_a_method_that_fails_is_kept_on_record(capsys):
                            error="RuntimeError: CUDA out of memory. Tried to allocate 32.00 GiB.")
     err = capsys.readouterr().err
     assert "flex on 'dense' N=65536 D=64: the checked call failed: RuntimeError" in err
+    # An exception with no message (a bare assert) is recorded too, not an IndexError.
+    assert _failure("flex", "dense", 1024, 64, "bfloat16", "fwd", AssertionError(),
+                    "timing")["error"] == "AssertionError: "
 
 
 # ----------------------------------------------------------------------------- Flex's mask
