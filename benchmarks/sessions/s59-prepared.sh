@@ -1,13 +1,19 @@
-# Session 59, device call 4: call 3 found `local(1) | random(2)` at D=128 losing 15% of its
+# Session 59, prepared and not run (two calls for a fourth machine were refused and the
+# device time was then spent): for the next session, which should rename it to its own
+# call and add its result here.
+# Call 3 found `local(1) | random(2)` at D=128 losing 15% of its
 # fwd+bwd rate from 16K to 64K tokens (B = 1) while its forward and `local(3)` did not.
 # Guess: the backward's working set of one head (Q, dO and dQ's float32 sum: N x D x 8
 # bytes, 64 MB at 64K and D=128) outgrows the 50 MB L2, and random blocks' query tiles are
 # fetched from HBM; at D=64 it is 32 MB. Prediction: D=128 holds its 16K rate to 32K (32 MB)
 # and falls at 48K (48 MB) and 64K; D=64 holds it to 64K and falls at 128K; `local(3)`
-# (neighbouring tiles only) holds everywhere.
+# (neighbouring tiles only) holds everywhere. Then the column orders that
+# benchmarks/sessions/s59_l2_model.py says keep more tiles in L2, against the built
+# (longest-first) one: benchmarks/sessions/s59_column_order_ab.py (its docstring has the
+# prediction).
 source benchmarks/sessions/common.sh
-BUDGET=400
-NOTE="s59 call 4 (benchmarks/sessions/s59-call4.sh)"
+BUDGET=585
+NOTE="s59 prepared (benchmarks/sessions/s59-prepared.sh)"
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
 step l2-d128 python -m benchmarks.attention --seq-lens 16384 32768 49152 65536 \
     --head-dims 128 --modes fwd+bwd --dtypes bfloat16 --methods sparseflash \
@@ -17,5 +23,6 @@ step l2-d64 python -m benchmarks.attention --seq-lens 16384 65536 131072 \
     --head-dims 64 --modes fwd+bwd --dtypes bfloat16 --methods sparseflash \
     --timer cudagraph --patterns "local(1) | random(2)" "local(3)" \
     --out $RES/l2-d64.json --note "$NOTE: rate against N"
+step column-order python benchmarks/sessions/s59_column_order_ab.py --rounds 2
 grep -h "exit" $LOGS/*.log
 pack

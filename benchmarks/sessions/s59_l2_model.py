@@ -1,0 +1,151 @@
+"""Session 59: a model of the fused backward's L2 hits on query tiles, by column order.
+
+Call 3 (`s59-call3.sh`) found `local(1) | random(2)` at D=128 losing rate in the backward
+from 16K to 64K tokens (B = 1, 16 heads: 0.618 ms by difference at 16K, 3.095 ms at 64K
+where 4.04 times the work predicts 2.497), while its forward, the same pattern at D=64
+(+3%), `local(3)` and `butterfly` did not. A column program of the fused backward visits
+its column's query tiles one after another; each visit reads the tile's Q and dO and adds
+into its float32 dQ sum, 128 rows x D x (2 + 2 + 4) bytes: 128 KB at D=128, so one head's
+512 tiles at 64K are 64 MB, more than the H100's 50 MB L2; at D=64 or 16K they fit.
+The grid runs a broadcast layout's column schedule head by head, and the schedule is
+longest first (`layout.schedule.build_schedule`): with columns of unequal length (random
+blocks) the programs running at once come from all over the head, so even their
+neighbouring tiles are far apart in time.
+
+The model: 132 SMs, one program each, started in grid order on the first free SM; a
+program spends ``START`` steps before its first visit and one step a visit. The visits'
+time order is played through an LRU cache of ``capacity // tile_bytes`` tiles (Q, dO and
+dQ's sum of a tile live or die together). It prints the share of visits that miss, and
+the HBM bytes those misses move (a missed tile: Q and dO read, dQ's sum read and written
+back), for the schedule as built and for two other orders of the same entries:
+
+* ``natural``: by column, as the layout numbers them;
+* ``classes``: longest first by length class (``floor(log2(length))``), by column within a
+  class;
+* ``long first``: entries longer than 1.5 times the mean first (longest first), the rest
+  by column.
+
+It also prints each order's makespan (the grid's steps to its last visit) against the
+built order's: the tail that longest first exists to shorten.
+
+It is a model of reuse, not of the GPU: no L2 partitions, no K and V, no prefetch, equal
+steps. Its use is to say which orders might keep tiles in L2 before a GPU call measures
+them.
+
+    python benchmarks/sessions/s59_l2_model.py
+
+Result (2026-12-07): see the Result section at the end of this file.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import OrderedDict
+
+import torch
+
+import sparseflash
+from sparseflash.layout.schedule import FULL_END, FULL_START, PARTIAL_END, PARTIAL_START, ROW
+
+SMS = 132
+START = 2  # steps before a program's first visit (K and V loaded, the prologue)
+HEADS = 16
+MB = 1 << 20
+
+
+def column_tiles(layout):
+    """-> (entries (P, 6) int64, per entry the list of query blocks it visits)."""
+    entries = layout._build("q_schedule", cpu=True).long()
+    full = layout._build("full_q_flat", cpu=True).tolist()
+    part = layout._build("partial_q_flat", cpu=True).tolist()
+    tiles = [full[e[FULL_START]:e[FULL_END]] + part[e[PARTIAL_START]:e[PARTIAL_END]]
+             for e in entries.tolist()]
+    return entries, tiles
+
+
+def orders(entries, tiles):
+    """{name: permutation of the entries}."""
+    built = list(range(len(tiles)))
+    rows = entries[:, ROW].tolist()
+    natural = sorted(built, key=lambda i: rows[i])
+    lengths = [max(1, len(t)) for t in tiles]
+    classes = sorted(built, key=lambda i: (-lengths[i].bit_length(), rows[i]))
+    long = 1.5 * sum(lengths) / len(lengths)
+    long_first = sorted(built, key=lambda i: (-lengths[i] if lengths[i] > long else 0, rows[i]))
+    return {"built (longest first)": built, "natural": natural, "classes": classes,
+            "long first": long_first}
+
+
+def visits(order, tiles, heads=HEADS, sms=SMS, start=START):
+    """(time, head, query block) of every visit, in time order, for the grid that runs
+    ``order``'s entries head by head on ``sms`` SMs."""
+    free = [(0, sm) for sm in range(sms)]
+    events = []
+    for h in range(heads):
+        for i in order:
+            t0, sm = heapq.heappop(free)
+            for step, q in enumerate(tiles[i]):
+                events.append((t0 + start + step, h, q))
+            heapq.heappush(free, (t0 + start + len(tiles[i]), sm))
+    events.sort(key=lambda e: e[0])
+    return events
+
+
+def misses(events, capacity_tiles: int) -> int:
+    cache: OrderedDict = OrderedDict()
+    missed = 0
+    for _, h, q in events:
+        key = (h, q)
+        if key in cache:
+            cache.move_to_end(key)
+        else:
+            missed += 1
+            cache[key] = None
+            if len(cache) > capacity_tiles:
+                cache.popitem(last=False)
+    return missed
+
+
+def main():
+    print(f"{SMS} SMs, {HEADS} heads, {START} steps before a program's first visit")
+    for pattern in ("local(1) | random(2)", "local(1) | global(1) | random(2)", "local(3)",
+                    "butterfly"):
+        for n in (16384, 65536):
+            layout = sparseflash.compile_layout(pattern, n, block=128)
+            entries, tiles = column_tiles(layout)
+            base = None
+            for name, order in orders(entries, tiles).items():
+                events = visits(order, tiles)
+                span = events[-1][0] + 1
+                base = base or span
+                print(f"{pattern:34s} N={n:6d} {name:22s} makespan {span} steps "
+                      f"({100 * (span / base - 1):+.2f}%)")
+                for d in (64, 128):
+                    tile_bytes = 128 * d * 8
+                    for capacity in (25, 50):
+                        m = misses(events, capacity * MB // tile_bytes)
+                        moved = m * 128 * d * (2 + 2 + 4 + 4) / 1e9
+                        print(f"{pattern:34s} N={n:6d} D={d:3d} L2 {capacity} MB "
+                              f"{name:22s} visits {len(events):6d} missed "
+                              f"{100 * m / len(events):5.1f}% ({moved:5.2f} GB)")
+
+
+if __name__ == "__main__":
+    torch.manual_seed(0)
+    main()
+
+# Result (2026-12-07, this machine's CPU, 3 s; missed visits, 50 MB / 25 MB of L2):
+# - At 16K every order of every pattern misses only each tile's first visit in a head
+#   (12.5-20.3%): a head's tiles (16 MB at D=128) fit.
+# - `local(1) | random(2)` at 64K, D=128: built 37.0% / 64.7%, natural 27.9% / 43.1%,
+#   classes 30.9% / 50.6%, long first 29.9% / 45.1%; first visits alone 20.1%. D=64: 20.1%
+#   (every order) / 27.9-37.0%. Makespans against the built order's: natural +0.9%,
+#   classes +0.2%, long first +0.9%.
+# - `local(1) | global(1) | random(2)` at 64K, D=128: built 31.6% / 56.9%, natural and
+#   long first 26.2% / 42.4%, classes 27.2% / 43.3%; makespans +0.2-0.4%.
+# - `local(3)` at 64K: 14.3-14.5% in every order and size (neighbouring tiles only).
+# - `butterfly` at 64K, D=128: 18.2% / 32.6% in every order (its columns are equal, so the
+#   orders are one) against 10.0% first visits, yet the GPU showed it no slower at 64K
+#   than at 16K (call 3's neighbour rows; NOTES v60): the model counts misses, and
+#   misses that the copies' pipelining hides cost nothing. So: a candidate for the GPU
+#   (`s59_column_order_ab.py`), not a prediction of time.
