@@ -6,6 +6,12 @@ Runs a few untimed calls (compile, autotune), then ``--iters`` forward + backwar
 under ``torch.profiler`` and prints each CUDA kernel's mean time per pass and its share:
 the split between forward, dK/dV, dQ, merges and torch's own ops. Shapes as in
 ``benchmarks.attention`` (B = tokens // N, 16 heads, bf16).
+
+A kernel that the backward launches early (programmatic dependent launch on H100/H200:
+the fused kernel, dQ's cast, the split sums) starts before the one it follows has ended
+and waits for it on the GPU, so its time here counts that wait too: the times can add up
+to more than the call's, and dQ's cast reads longest where the fused kernel's last wave
+is (NOTES v60).
 """
 
 from __future__ import annotations
