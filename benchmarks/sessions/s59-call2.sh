@@ -2,6 +2,12 @@
 # `s58 call 4`'s sparseflash rows); dense D=64 fwd+bwd at 16K, sparseflash and Flex in
 # alternating processes three times (the one bf16 Flex mark the H100 missed in session 58,
 # 1.78x against 1.8x: how far the ratio moves between processes); the host's time per call.
+# Result (records `s59 call 2`; logs in benchmarks/results/:
+# NVIDIA-H100-attention-flex64k-s59-call1-2.log, -dense64-rounds-s59-call2.log,
+# NVIDIA-H100-overhead-s59-call2.log; NOTES v60): float16
+# at 64K misses the same two marks (1.73x, 1.80x); dense D=64 fwd+bwd 1.83x, 1.85x, 1.83x
+# (sparseflash 484.8-489.1 TFLOP/s, Flex 264.7-265.8); host time a call: dense 1K 0.158 /
+# 0.660 ms fwd / fwd+bwd, `local(3)` 16K 0.111 / 0.788.
 source benchmarks/sessions/common.sh
 BUDGET=585
 NOTE="s59 call 2 (benchmarks/sessions/s59-call2.sh)"

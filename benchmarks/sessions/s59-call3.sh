@@ -4,6 +4,10 @@
 # (one column of every query tile, split across programs) taken apart: the pattern without
 # either, with the column only, with the row only, and whole, at 16K and 64K, both head
 # dims; then each kernel's time in a fwd+bwd of the whole pattern and of the row-only one.
+# Result (benchmarks/results/NVIDIA-H100-global-parts-s59-call3.json and .log, NOTES v60):
+# neither part: at D=128 fwd+bwd all four lose 11-15% from 16K to 64K (`local(1) |
+# random(2)` 376 -> 319 TFLOP/s), forwards none, D=64 none (320 -> 314 at most). The
+# random blocks' backward at D=128: see s59_l2_model.py and s59-prepared.sh.
 source benchmarks/sessions/common.sh
 BUDGET=585
 NOTE="s59 call 3 (benchmarks/sessions/s59-call3.sh)"

@@ -31,8 +31,8 @@ forwards' rows (their key tiles: K and V, 4 bytes an element) and for a per-head
 whose one schedule holds all heads' rows, so that its grid mixes the heads.
 
 It is a model of reuse, not of the GPU: no L2 partitions, no K and V in the backward, no
-prefetch, equal steps. Its use is to say which orders might keep tiles in L2 before a GPU call measures
-them.
+prefetch, equal steps. Its use is to say which orders might keep tiles in L2 before a
+GPU call measures them.
 
     python benchmarks/sessions/s59_l2_model.py
 
