@@ -44,8 +44,6 @@ from __future__ import annotations
 import heapq
 from collections import OrderedDict
 
-import torch
-
 import sparseflash
 from sparseflash.layout.schedule import FULL_END, FULL_START, PARTIAL_END, PARTIAL_START, ROW
 
@@ -104,23 +102,26 @@ def orders(entries, tiles):
             "long first": long_first}
 
 
-def visits(order, tiles, heads=HEADS, sms=SMS, start=START):
+def visits(order, tiles, heads=HEADS, slots=SMS, start=START):
     """(time, tile) of every visit, in time order, for the grid that runs ``order``'s
     entries ``heads`` times (once per head of a broadcast layout: the grid's second id)
-    on ``sms`` SMs; a tile is (grid head, layout head, query block)."""
-    free = [(0, sm) for sm in range(sms)]
+    on ``slots`` program slots (SMs times programs an SM); a tile is (grid head, layout
+    head, block)."""
+    free = [(0, slot) for slot in range(slots)]
     events = []
     for h in range(heads):
         for i in order:
-            t0, sm = heapq.heappop(free)
+            t0, slot = heapq.heappop(free)
             for step, tile in enumerate(tiles[i]):
                 events.append((t0 + start + step, (h, *tile)))
-            heapq.heappush(free, (t0 + start + len(tiles[i]), sm))
+            heapq.heappush(free, (t0 + start + len(tiles[i]), slot))
     events.sort(key=lambda e: e[0])
     return events
 
 
 def misses(events, capacity_tiles: int) -> int:
+    """How many of ``events``' visits find their tile outside an LRU cache of
+    ``capacity_tiles`` tiles (every visit loads or refreshes its tile)."""
     cache: OrderedDict = OrderedDict()
     missed = 0
     for _, key in events:
@@ -148,7 +149,7 @@ def main():
                 base = None
                 for name, order in orders(entries, tiles).items():
                     events = visits(order, tiles, heads=HEADS // layout.num_heads,
-                                    sms=programs)
+                                    slots=programs)
                     span = events[-1][0] + 1
                     base = base or span
                     print(f"{pattern[:34]:34s} N={n:6d} {name:22s} makespan {span} steps "
@@ -163,7 +164,6 @@ def main():
 
 
 if __name__ == "__main__":
-    torch.manual_seed(0)
     main()
 
 # Result (2026-12-07, this machine's CPU, 3 s; missed visits, 50 MB / 25 MB of L2):
