@@ -45,7 +45,7 @@ import torch
 
 import sparseflash
 from benchmarks.sessions import ab
-from benchmarks.sessions.s59_l2_model import HEADS, PER_HEAD, column_tiles, orders
+from benchmarks.sessions.s59_l2_model import HEADS, PER_HEAD, orders, program_tiles
 from sparseflash.kernels import launch
 from sparseflash.layout.layout import Layout
 
@@ -73,7 +73,7 @@ def ordered_tables(layout, order: List[int]) -> List[torch.Tensor]:
 def run_case(pattern: str, N: int, D: int, rounds: int) -> None:
     layout = sparseflash.compile_layout(pattern, N, block=128, num_heads=HEADS,
                                         device="cuda")
-    entries, tiles = column_tiles(layout)
+    entries, tiles = program_tiles(layout, "q")
     built = list(range(len(tiles)))
     variants: Dict[str, List[torch.Tensor]] = {}
     for name, order in orders(entries, tiles).items():

@@ -84,11 +84,6 @@ def program_tiles(layout, axis: str = "q"):
     return entries, tiles
 
 
-def column_tiles(layout):
-    """:func:`program_tiles` of the fused backward's columns."""
-    return program_tiles(layout, "q")
-
-
 def orders(entries, tiles):
     """{name: permutation of the entries}."""
     built = list(range(len(tiles)))
