@@ -1,6 +1,6 @@
-# Session 59, prepared and not run (two calls for a fourth machine were refused and the
-# device time was then spent): for the next session, which should rename it to its own
-# call and add its result here.
+# Session 60, call 1: prepared in session 59 as s59-prepared.sh (two calls for a fourth
+# machine were refused there and the device time was then spent) and run here unchanged
+# but for this header and the note.
 # Call 3 found `local(1) | random(2)` at D=128 losing 15% of its
 # fwd+bwd rate from 16K to 64K tokens (B = 1) while its forward and `local(3)` did not.
 # Guess: the backward's working set of one head (Q, dO and dQ's float32 sum: N x D x 8
@@ -13,7 +13,7 @@
 # prediction).
 source benchmarks/sessions/common.sh
 BUDGET=585
-NOTE="s59 prepared (benchmarks/sessions/s59-prepared.sh)"
+NOTE="s60 call 1"
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
 step l2-d128 python -m benchmarks.attention --seq-lens 16384 32768 49152 65536 \
     --head-dims 128 --modes fwd+bwd --dtypes bfloat16 --methods sparseflash \
