@@ -13,12 +13,13 @@
 # (longest-first) one: benchmarks/sessions/s59_column_order_ab.py (its docstring has the
 # prediction).
 source benchmarks/sessions/common.sh
-BUDGET=585
+BUDGET=${CALL_BUDGET:-585}  # less when the session's device time is short
 NOTE="s60 call 1"
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
 # The A/B first (moved up in session 60, after four refused calls had spent a third of
 # the device time): it alone can change the kernels' tables.
 step column-order python benchmarks/sessions/s59_column_order_ab.py --rounds 2
+pack >/dev/null  # its results come back even if the sweep below runs out of time
 step l2-d128 python -m benchmarks.attention --seq-lens 16384 32768 49152 65536 \
     --head-dims 128 --modes fwd+bwd --dtypes bfloat16 --methods sparseflash \
     --timer cudagraph --patterns "local(1) | random(2)" "local(3)" \
