@@ -8,7 +8,7 @@
 # neither part: at D=128 fwd+bwd all four lose 11-15% from 16K to 64K (`local(1) |
 # random(2)` 376 -> 319 TFLOP/s), forwards none, D=64 none (320 -> 314 at most). The
 # random blocks' backward at D=128: see s59_l2_model.py and
-# s60-call1.sh (prepared as s59-prepared.sh).
+# s60-prepared.sh (written as s59-prepared.sh).
 source benchmarks/sessions/common.sh
 BUDGET=585
 NOTE="s59 call 3 (benchmarks/sessions/s59-call3.sh)"
