@@ -1,12 +1,13 @@
 """The program schedule: every listed block walked exactly once, long rows split, longest
-first, uniform layouts left whole."""
+first (or in another of the known orders), uniform layouts left whole."""
 
 import pytest
 import torch
 
 from sparseflash import compile_layout
-from sparseflash.layout.schedule import (FULL_END, FULL_START, PARTIAL_END, PARTIAL_START,
-                                         ROW, SLOT, build_schedule, chunk_limit)
+from sparseflash.layout.schedule import (FULL_END, FULL_START, ORDERS, PARTIAL_END,
+                                         PARTIAL_START, ROW, SLOT, build_schedule,
+                                         chunk_limit, program_order)
 
 
 def _offsets(counts):
@@ -87,3 +88,47 @@ def test_ragged_last_row_can_be_split():
     layout = compile_layout(mask, 300, block=16)
     assert layout.schedule_sizes()[2] == 1
     assert layout.kernel_tables()[12].tolist() == [18]
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("full,partial,limit", [
+    ([3, 40, 2, 0, 5, 9, 9, 1], [1, 1, 0, 0, 2, 0, 0, 0], 8),
+    ([0, 0, 0], [0, 0, 0], None),
+])
+def test_every_order_keeps_the_entries(order, full, partial, limit):
+    full_off, part_off = _offsets(full), _offsets(partial)
+    longest = build_schedule(full_off, part_off, limit)
+    sched = build_schedule(full_off, part_off, limit, order=order)
+    # The same entries (rows, stretches, slots), only their order differs; the split
+    # rows' tables do not depend on it.
+    assert sorted(sched.entries.tolist()) == sorted(longest.entries.tolist())
+    assert torch.equal(sched.split_slots, longest.split_slots)
+    assert torch.equal(sched.split_rows, longest.split_rows)
+
+
+def test_program_orders():
+    # Entries in row order, of these lengths (blocks); 1.5 x the mean length is 12.75.
+    lengths = torch.tensor([3, 40, 2, 0, 5, 8, 8, 1])
+    taken = {order: lengths[program_order(lengths, order)].tolist() for order in ORDERS}
+    assert taken["longest"] == [40, 8, 8, 5, 3, 2, 1, 0]
+    assert taken["natural"] == lengths.tolist()
+    # Classes [32, 64), [8, 16), [4, 8), [2, 4) (3 and 2), and [1, 2) (0 counted as 1).
+    assert taken["classes"] == [40, 8, 8, 5, 3, 2, 0, 1]
+    assert taken["long first"] == [40, 3, 2, 0, 5, 8, 8, 1]
+    # Ties keep row order: the two rows of 8 blocks, rows 5 and 6.
+    assert program_order(lengths, "longest").tolist()[1:3] == [5, 6]
+    with pytest.raises(ValueError, match="unknown program order 'shortest'"):
+        program_order(lengths, "shortest")
+
+
+def test_a_per_head_layout_in_natural_order_runs_its_heads_in_turn():
+    # The columns of a per-head layout's schedule are h * num_kv_blocks + j: in natural
+    # order each head's columns run together, which longest first mixes.
+    layout = compile_layout("per_head(local(1) | random(2, 0), local(1) | random(2, 1))",
+                            4096, block=128, num_heads=2)
+    offsets = [layout._build(name, cpu=True) for name in ("full_q_offsets",
+                                                          "partial_q_offsets")]
+    heads = build_schedule(*offsets, order="natural").entries[:, ROW] // layout.num_kv_blocks
+    assert heads.tolist() == sorted(heads.tolist())
+    heads = build_schedule(*offsets).entries[:, ROW] // layout.num_kv_blocks
+    assert heads.tolist() != sorted(heads.tolist())

@@ -1,6 +1,6 @@
-"""Session 59 (prepared, not run: the session's device time was spent): the fused
-backward's column order, built (longest first) against the orders that
-``s59_l2_model.py`` says keep more query tiles in L2.
+"""Session 59 (prepared, not run: the session's device time was spent; session 60 got
+no machine): the fused backward's column order, built (longest first) against the
+orders that ``s59_l2_model.py`` says keep more query tiles in L2.
 
     PYTHONPATH=. python benchmarks/sessions/s59_column_order_ab.py [--rounds 2]
 
@@ -12,13 +12,15 @@ D=128) is not in a 50 MB LRU cache at 37.0% for the built order against 20.1% th
 order avoids (each tile's first visit in a head), and at 27.9-30.9% for the orders below,
 at a makespan 0.2-0.9% longer (in the model's equal steps).
 
-What. The same layout's tables with the column schedule (``q_schedule``) permuted, so
-that the grid takes the same entries in another order: nothing else in the tables or the
-kernels changes (split columns keep their slots). Orders as in the model: ``natural``,
-``classes``, ``long first``. Each order's dQ, dK and dV are compared with the built
-order's (dQ's float32 sums are added in another order, so they differ by rounding) and
-its ``launch.backward`` timed from a CUDA graph (do_bench, L2 flushed before each replay),
-the orders alternating A B C D D C B A in each round.
+What. The same layout's tables with the column schedule (``q_schedule``) built in
+another order (``schedule.build_schedule``'s ``order``, session 60: the model's orders,
+entry for entry but for the chunks within a split column), so that the grid takes the
+same entries in another order: nothing else in the tables or the kernels changes (split
+columns keep their slots). Orders: ``natural``, ``classes``, ``long first``. Each
+order's dQ, dK and dV are compared with the built order's (dQ's float32 sums are added
+in another order, so they may differ by rounding) and its ``launch.backward`` timed from
+a CUDA graph (do_bench, L2 flushed before each replay), the orders alternating
+A B C D D C B A in each round.
 
 A per-head layout's schedule holds all heads' columns, and its grid runs them in one
 order, so that longest first mixes the heads: the model puts a per-head
@@ -45,9 +47,10 @@ import torch
 
 import sparseflash
 from benchmarks.sessions import ab
-from benchmarks.sessions.s59_l2_model import HEADS, PER_HEAD, orders, program_tiles
+from benchmarks.sessions.s59_l2_model import HEADS, PER_HEAD
 from sparseflash.kernels import launch
 from sparseflash.layout.layout import Layout
+from sparseflash.layout.schedule import ORDERS, build_schedule
 
 Q_SCHEDULE = Layout._KERNEL_TABLES.index("q_schedule")
 CASES = [  # (pattern, N, D); B = 1, 16 heads
@@ -62,25 +65,26 @@ CASES = [  # (pattern, N, D); B = 1, 16 heads
 ]
 
 
-def ordered_tables(layout, order: List[int]) -> List[torch.Tensor]:
-    """The layout's kernel tables with the column schedule's entries in ``order``."""
+def ordered_tables(layout, order: str) -> List[torch.Tensor]:
+    """The layout's kernel tables with the column schedule built in ``order``
+    (``schedule.program_order``): the same entries, in another order."""
     tables = list(layout.kernel_tables())
-    index = torch.tensor(order, device=tables[Q_SCHEDULE].device)
-    tables[Q_SCHEDULE] = tables[Q_SCHEDULE][index].contiguous()
+    entries = build_schedule(layout._build("full_q_offsets", cpu=True),
+                             layout._build("partial_q_offsets", cpu=True), order=order).entries
+    tables[Q_SCHEDULE] = entries.to(tables[Q_SCHEDULE].device)
     return tables
 
 
 def run_case(pattern: str, N: int, D: int, rounds: int) -> None:
     layout = sparseflash.compile_layout(pattern, N, block=128, num_heads=HEADS,
                                         device="cuda")
-    entries, tiles = program_tiles(layout, "q")
-    built = list(range(len(tiles)))
     variants: Dict[str, List[torch.Tensor]] = {}
-    for name, order in orders(entries, tiles).items():
-        if name != "built (longest first)" and order == built:
+    for name in ORDERS:  # "longest", the built order, first
+        tables = ordered_tables(layout, name)
+        if variants and torch.equal(tables[Q_SCHEDULE], variants["longest"][Q_SCHEDULE]):
             print(f"{pattern[:40]!r} N={N} D={D}: {name} is the built order")
             continue
-        variants[name] = ordered_tables(layout, order)
+        variants[name] = tables
     q, k, v, do = ab._inputs(1, HEADS, N, D)
     meta, scale = launch.LayoutMeta.of(layout), D ** -0.5
     o, lse = launch.forward(q, k, v, layout.kernel_tables(), meta, scale, None, None, None,
@@ -90,7 +94,7 @@ def run_case(pattern: str, N: int, D: int, rounds: int) -> None:
         return launch.backward(do, q, k, v, o, lse, tables, meta, scale, None, None, None,
                                0.0)
 
-    reference = backward(variants["built (longest first)"])
+    reference = backward(variants["longest"])
     for name, tables in variants.items():
         grads = backward(tables)
         errors = ", ".join(f"{g} {ab._relative_error(a, b):.2e}"

@@ -67,12 +67,15 @@ def chunk_limit(counts: torch.Tensor, minimum: int = 8) -> int:
 
 
 def build_schedule(full_offsets: torch.Tensor, partial_offsets: torch.Tensor,
-                   limit: int | None = None) -> Schedule:
+                   limit: int | None = None, order: str = "longest") -> Schedule:
     """Schedule for rows given as CSR offsets ``(R + 1,)`` of their full and partial lists.
 
     A row of ``n > limit`` blocks becomes ``ceil(n / limit)`` chunks over its full list then
     its partial list, taken as one sequence. Every row gets at least one entry, empty ones
     too: their program still writes zeros (forward) or zero gradients.
+
+    ``order``, of the entries (the order in which the GPU starts their programs): one of
+    :data:`ORDERS`, see :func:`program_order`. The layouts' tables use ``"longest"``.
     """
     full_offsets, partial_offsets = full_offsets.long(), partial_offsets.long()
     n_full = full_offsets[1:] - full_offsets[:-1]
@@ -105,9 +108,45 @@ def build_schedule(full_offsets: torch.Tensor, partial_offsets: torch.Tensor,
     split_slots[take] = (first_slot[:, None] + within[None, :])[take]
 
     entries = torch.stack([row, full_start, full_end, part_start, part_end, slot], 1)
-    order = torch.argsort(hi - lo, descending=True, stable=True)  # longest first
-    return Schedule(entries[order].to(torch.int32), split_slots.to(torch.int32), split_rows,
+    taken = program_order(hi - lo, order)
+    return Schedule(entries[taken].to(torch.int32), split_slots.to(torch.int32), split_rows,
                     num_slots)
+
+
+#: The entry orders :func:`program_order` knows.
+ORDERS = ("longest", "natural", "classes", "long first")
+
+
+def program_order(lengths: torch.Tensor, order: str = "longest") -> torch.Tensor:
+    """The permutation ``(P,)`` that puts entries given in row order (a split row's chunks
+    in turn), of ``lengths (P,)`` blocks, in ``order``:
+
+    * ``"longest"``: longest first, so that long programs start while short ones fill in;
+    * ``"natural"``: row order, so that the programs running at once take neighbouring
+      rows (columns), whose tiles along the other axis overlap;
+    * ``"classes"``: by length class (lengths within a factor of two), the longest class
+      first and row order within a class;
+    * ``"long first"``: the entries over 1.5 times the mean length, longest first, then
+      the others in row order.
+
+    The last three are the fused backward's candidate column orders:
+    ``benchmarks/sessions/s59_l2_model.py`` puts fewer of its query-tile visits outside a
+    50 MB L2 under them than under ``"longest"`` where a layout has random blocks at long
+    sequences or a layout of its own per head (benchmarks/NOTES.md, v60)."""
+    if order not in ORDERS:
+        raise ValueError(f"unknown program order {order!r}; known: {', '.join(ORDERS)}")
+    if order == "natural" or lengths.numel() == 0:
+        return torch.arange(lengths.numel())
+    lengths = lengths.long()
+    if order == "longest":
+        key = lengths
+    elif order == "classes":
+        # The bit length of max(1, n): n in [2^(c-1), 2^c) is class c.
+        key = torch.frexp(lengths.clamp(min=1).double()).exponent
+    else:
+        floored = lengths.clamp(min=1)
+        key = torch.where(floored > 1.5 * floored.double().mean(), floored, 0)
+    return torch.argsort(key, descending=True, stable=True)
 
 
 def _makespan(whole: int, chunks: int, whole_len: float, chunk_len: float,
