@@ -44,8 +44,11 @@ from __future__ import annotations
 import heapq
 from collections import OrderedDict
 
+import torch
+
 import sparseflash
-from sparseflash.layout.schedule import FULL_END, FULL_START, PARTIAL_END, PARTIAL_START, ROW
+from sparseflash.layout.schedule import (FULL_END, FULL_START, PARTIAL_END, PARTIAL_START, ROW,
+                                         program_order)
 
 SMS = 132
 START = 2  # steps before a program's first visit (K and V loaded, the prologue)
@@ -85,16 +88,14 @@ def program_tiles(layout, axis: str = "q"):
 
 
 def orders(entries, tiles):
-    """{name: permutation of the entries}."""
-    built = list(range(len(tiles)))
+    """{name: permutation of the entries}: the built one and ``schedule.program_order``'s
+    others (which take entries in row order: the built entries sorted by row)."""
     rows = entries[:, ROW].tolist()
-    natural = sorted(built, key=lambda i: rows[i])
-    lengths = [max(1, len(t)) for t in tiles]
-    classes = sorted(built, key=lambda i: (-lengths[i].bit_length(), rows[i]))
-    long = 1.5 * sum(lengths) / len(lengths)
-    long_first = sorted(built, key=lambda i: (-lengths[i] if lengths[i] > long else 0, rows[i]))
-    return {"built (longest first)": built, "natural": natural, "classes": classes,
-            "long first": long_first}
+    by_row = sorted(range(len(tiles)), key=lambda i: rows[i])
+    lengths = torch.tensor([len(tiles[i]) for i in by_row])
+    return {"built (longest first)": list(range(len(tiles))),
+            **{name: [by_row[j] for j in program_order(lengths, name).tolist()]
+               for name in ("natural", "classes", "long first")}}
 
 
 def visits(order, tiles, heads=HEADS, slots=SMS, start=START):
