@@ -8,7 +8,8 @@ fixes both halves of that:
 * rows much longer than the average are *split* into chunks of near-equal length, each its
   own program; the forward merges their partial softmax results (each chunk's normalised
   output and log-sum-exp), gradient kernels add their partial sums;
-* programs are ordered *longest first*, so the long ones start while short ones fill in.
+* programs are ordered *longest first*, so the long ones start while short ones fill in
+  (:func:`program_order` knows other orders, for measuring them).
 
 Equal rows have a tail of their own: a grid of equal programs whose count is not a multiple
 of the GPU's SMs leaves its last wave partly idle. :func:`fill_last_wave` plans, for the
